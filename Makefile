@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# netoops: out-of-tree build and test entry points.
+#
+#   make            build the kernel modules against KDIR (W=1)
+#   make tools      build the collector (netoopsd) and the CLI (netoops)
+#   make check      every test: unit, fuzz smoke, kselftests and crash tests
+#                   in guests of both Debian kernels
+#   make demo       boot a guest, crash it, show the crash the collector got
+#   make deps       install what a fresh Debian 12 machine lacks (root)
+#
+# KDIR defaults to the running kernel's build dir, else the newest installed
+# Debian linux-headers-*-amd64.
+
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
+
+.PHONY: all modules tools check check-tools check-guest demo deps clean
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel build dir: install linux-headers or set KDIR (make deps)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+tools:
+	$(MAKE) -C tools/netoops
+
+deps:
+	scripts/install-deps.sh
+
+check: deps
+	$(MAKE) check-tools
+	$(MAKE) check-guest
+
+check-tools:
+	$(MAKE) -C tools/netoops check
+
+check-guest:
+	tests/guest/run-all.sh
+
+demo: deps
+	tests/guest/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools/netoops clean
