@@ -1,0 +1,339 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib_netoops.sh - verbs shared by the netoops / netconsole / netpoll_targets
+# selftests.  A test is a short script that sources this file and sequences
+# the verbs:
+#
+#   source "$(dirname "$0")"/lib_netoops.sh
+#   nl_require_root
+#   nl_require_module netconsole
+#   trap nl_cleanup EXIT
+#   nl_setup_veth                       # netns + veth, 192.0.2.0/24
+#   nl_listen_start 6666 "$NL_TMP/out"  # udp_sink in the netns
+#   nl_target_create netconsole t0      # dev_name/ips/port from the veth
+#   nl_target_enable netconsole t0
+#   echo "hello $NL_TAG" > /dev/kmsg
+#   nl_wait_grep "$NL_TMP/out" "hello $NL_TAG" 10 || nl_fail "message lost"
+#   exit "$KSFT_PASS"
+#
+# Exit codes are kselftest's: 0 pass, 1 fail, 4 skip.  Every skip says why
+# and what would fix it.  Nothing here sleeps for a fixed time: waits poll a
+# condition with a deadline (nl_wait_for).
+#
+# Variables a test may read after nl_setup_veth:
+#   NL_NS          network namespace holding the receiving end
+#   NL_DEV         sending device in the initial namespace (target dev_name)
+#   NL_PEER        receiving device, inside NL_NS
+#   NL_LOCAL_IP    192.0.2.1       NL_REMOTE_IP    192.0.2.2
+#   NL_LOCAL_IP6   2001:db8::1     NL_REMOTE_IP6   2001:db8::2
+#   NL_REMOTE_MAC  MAC of NL_PEER
+# Always set:
+#   NL_TAG         random tag for this run (unique messages, names)
+#   NL_TMP         private temporary directory, removed by nl_cleanup
+#                  unless the test failed (then its path is printed)
+#   NL_CFS         configfs mount point (/sys/kernel/config)
+
+set -euo pipefail
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+NL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NL_CFS=${NL_CFS:-/sys/kernel/config}
+NL_TAG=${NL_TAG:-$(printf '%04x%04x' $RANDOM $RANDOM)}
+NL_TMP=${NL_TMP:-$(mktemp -d "/tmp/netoops-ksft.XXXXXX")}
+NL_NS=""
+NL_DEV=""
+NL_PEER=""
+NL_LOCAL_IP=192.0.2.1
+NL_REMOTE_IP=192.0.2.2
+NL_LOCAL_IP6=2001:db8::1
+NL_REMOTE_IP6=2001:db8::2
+NL_REMOTE_MAC=""
+NL_FAILED=0
+NL_LISTEN_PID=""
+NL_TARGETS=()		# "subsys/name" of every target we created
+NL_SINK=${NL_SINK:-}	# path of udp_sink, found by nl_listen_start
+
+nl_log()
+{
+	echo "# $*"
+}
+
+# nl_skip REASON: skip the test (exit 4), saying why.
+nl_skip()
+{
+	echo "# SKIP: $*"
+	exit "$KSFT_SKIP"
+}
+
+# nl_fail REASON: fail the test (exit 1); nl_cleanup keeps NL_TMP.
+nl_fail()
+{
+	echo "# FAIL: $*"
+	NL_FAILED=1
+	exit "$KSFT_FAIL"
+}
+
+# nl_check COND-DESCRIPTION CMD...: run CMD, fail with the description if it
+# does not succeed.
+nl_check()
+{
+	local what=$1
+
+	shift
+	"$@" || nl_fail "$what (command: $*)"
+}
+
+nl_require_root()
+{
+	[ "$(id -u)" = 0 ] || nl_skip "must run as root"
+}
+
+# nl_require_cmd CMD...: skip unless every command is in PATH.
+nl_require_cmd()
+{
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			nl_skip "'$c' not found: install it (scripts/install-deps.sh)"
+	done
+}
+
+# nl_require_module NAME: skip unless module NAME is loaded or loadable.
+nl_require_module()
+{
+	local m=$1
+
+	[ -d "/sys/module/$m" ] && return 0
+	modprobe "$m" 2>/dev/null && return 0
+	nl_skip "module $m not available: build it (make) and install/load it"
+}
+
+# nl_configfs: make sure configfs is mounted at NL_CFS.
+nl_configfs()
+{
+	[ -d "$NL_CFS" ] || nl_skip "$NL_CFS missing: kernel without CONFIG_CONFIGFS_FS"
+	if ! grep -q " $NL_CFS configfs " /proc/mounts; then
+		modprobe configfs 2>/dev/null || true
+		mount -t configfs configfs "$NL_CFS" ||
+			nl_skip "cannot mount configfs on $NL_CFS"
+	fi
+}
+
+# nl_wait_for TIMEOUT_S CMD...: poll CMD every 50 ms until it succeeds;
+# return 1 if it still fails after TIMEOUT_S seconds.
+nl_wait_for()
+{
+	local timeout=$1 end now
+
+	shift
+	end=$(( $(date +%s) + timeout ))
+	while ! "$@" 2>/dev/null; do
+		now=$(date +%s)
+		[ "$now" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# nl_wait_grep FILE PATTERN TIMEOUT_S: wait until FILE contains PATTERN
+# (fixed string).
+nl_wait_grep()
+{
+	nl_wait_for "$3" grep -qF -- "$2" "$1"
+}
+
+# nl_ns_exec CMD...: run CMD inside NL_NS.
+nl_ns_exec()
+{
+	ip netns exec "$NL_NS" "$@"
+}
+
+# nl_setup_veth: netns NL_NS with veth NL_PEER (192.0.2.2/24, 2001:db8::2/64)
+# connected to NL_DEV (192.0.2.1/24, 2001:db8::1/64) in the initial
+# namespace; waits until both ends have carrier and IPv6 is not tentative.
+nl_setup_veth()
+{
+	nl_require_cmd ip
+	modprobe veth 2>/dev/null || true
+	NL_NS="nlns-$NL_TAG"
+	NL_DEV="nlv0-$NL_TAG"
+	NL_PEER="nlv1-$NL_TAG"
+	ip netns add "$NL_NS" || nl_skip "cannot create a network namespace"
+	ip link add "$NL_DEV" type veth peer name "$NL_PEER" ||
+		nl_skip "cannot create veth (CONFIG_VETH)"
+	ip link set "$NL_PEER" netns "$NL_NS"
+	ip addr add "$NL_LOCAL_IP/24" dev "$NL_DEV"
+	ip -6 addr add "$NL_LOCAL_IP6/64" dev "$NL_DEV" nodad 2>/dev/null || true
+	ip link set "$NL_DEV" up
+	nl_ns_exec ip addr add "$NL_REMOTE_IP/24" dev "$NL_PEER"
+	nl_ns_exec ip -6 addr add "$NL_REMOTE_IP6/64" dev "$NL_PEER" nodad \
+		2>/dev/null || true
+	nl_ns_exec ip link set "$NL_PEER" up
+	nl_ns_exec ip link set lo up
+	nl_wait_for 10 nl__carrier_both ||
+		nl_fail "veth $NL_DEV/$NL_PEER: no carrier after 10 s"
+	NL_REMOTE_MAC=$(nl_ns_exec cat "/sys/class/net/$NL_PEER/address")
+}
+
+nl__carrier_both()
+{
+	[ "$(cat "/sys/class/net/$NL_DEV/carrier")" = 1 ] &&
+		[ "$(nl_ns_exec cat "/sys/class/net/$NL_PEER/carrier")" = 1 ]
+}
+
+# nl_target_dir SUBSYS NAME: print the configfs directory of a target.
+nl_target_dir()
+{
+	echo "$NL_CFS/$1/$2"
+}
+
+# nl_target_create SUBSYS NAME [ATTR=VALUE...]: mkdir the target and set
+# its attributes.  Without attributes given, dev_name, local_ip, remote_ip,
+# remote_mac come from nl_setup_veth and remote_port from NL_PORT (6666).
+nl_target_create()
+{
+	local subsys=$1 name=$2 dir kv
+
+	shift 2
+	nl_configfs
+	[ -d "$NL_CFS/$subsys" ] ||
+		nl_skip "$NL_CFS/$subsys missing: load the module providing it"
+	dir=$(nl_target_dir "$subsys" "$name")
+	mkdir "$dir" || nl_fail "mkdir $dir refused"
+	NL_TARGETS+=("$subsys/$name")
+	if [ $# -eq 0 ]; then
+		set -- dev_name="$NL_DEV" local_ip="$NL_LOCAL_IP" \
+			remote_ip="$NL_REMOTE_IP" remote_port="${NL_PORT:-6666}"
+		[ -n "$NL_REMOTE_MAC" ] && set -- "$@" remote_mac="$NL_REMOTE_MAC"
+	fi
+	for kv in "$@"; do
+		nl_target_set "$subsys" "$name" "${kv%%=*}" "${kv#*=}" ||
+			nl_fail "cannot set ${kv%%=*}=${kv#*=} on $dir"
+	done
+}
+
+# nl_target_set SUBSYS NAME ATTR VALUE: write one attribute; returns the
+# write's status so tests can assert refusals.
+nl_target_set()
+{
+	local f
+
+	f="$(nl_target_dir "$1" "$2")/$3"
+	[ -e "$f" ] || { echo "# no attribute $f"; return 1; }
+	echo "$4" > "$f" 2>/dev/null
+}
+
+# nl_target_get SUBSYS NAME ATTR: print an attribute's value.
+nl_target_get()
+{
+	cat "$(nl_target_dir "$1" "$2")/$3"
+}
+
+nl_target_enable()
+{
+	nl_target_set "$1" "$2" enabled 1 ||
+		nl_fail "enabling $1/$2 refused ($(dmesg | tail -n 3 | tr '\n' ' '))"
+}
+
+nl_target_disable()
+{
+	nl_target_set "$1" "$2" enabled 0 || nl_fail "disabling $1/$2 refused"
+}
+
+# nl_target_remove SUBSYS NAME: disable (if enabled) and rmdir.
+nl_target_remove()
+{
+	local dir
+
+	dir=$(nl_target_dir "$1" "$2")
+	[ -d "$dir" ] || return 0
+	if [ -e "$dir/enabled" ] && [ "$(cat "$dir/enabled")" = 1 ]; then
+		echo 0 > "$dir/enabled" 2>/dev/null || true
+	fi
+	rmdir "$dir"
+}
+
+nl__find_sink()
+{
+	local c
+
+	[ -n "$NL_SINK" ] && [ -x "$NL_SINK" ] && return 0
+	for c in "$NL_DIR/udp_sink" "$(command -v udp_sink 2>/dev/null || true)"; do
+		if [ -n "$c" ] && [ -x "$c" ]; then
+			NL_SINK=$c
+			return 0
+		fi
+	done
+	nl_skip "udp_sink not built: make -C tools/testing/selftests/netoops"
+}
+
+# nl_listen_start PORT OUT [MODE]: receive UDP on PORT inside NL_NS (or in
+# the current namespace when nl_setup_veth was not called).  MODE "file"
+# (default) appends every datagram to file OUT; MODE "dir" writes each
+# datagram to OUT/NNNNNN.bin.  Returns once the socket is bound.
+nl_listen_start()
+{
+	local port=$1 out=$2 mode=${3:-file} ready=$NL_TMP/sink-ready.$1
+	local args=(-p "$port" -r "$ready")
+
+	nl__find_sink
+	if [ "$mode" = dir ]; then
+		mkdir -p "$out"
+		args+=(-d "$out")
+	else
+		: > "$out"
+		args+=(-o "$out")
+	fi
+	rm -f "$ready"
+	if [ -n "$NL_NS" ]; then
+		ip netns exec "$NL_NS" "$NL_SINK" "${args[@]}" &
+	else
+		"$NL_SINK" "${args[@]}" &
+	fi
+	NL_LISTEN_PID="$NL_LISTEN_PID $!"
+	nl_wait_for 10 test -e "$ready" || nl_fail "udp_sink did not start on $port"
+}
+
+nl_listen_stop()
+{
+	local p
+
+	for p in $NL_LISTEN_PID; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	NL_LISTEN_PID=""
+}
+
+# nl_cleanup: undo everything nl_* created.  Use as `trap nl_cleanup EXIT`.
+nl_cleanup()
+{
+	local rc=$? t
+
+	set +e
+	nl_listen_stop
+	for t in "${NL_TARGETS[@]}"; do
+		nl_target_remove "${t%%/*}" "${t#*/}" 2>/dev/null
+	done
+	NL_TARGETS=()
+	if [ -n "$NL_NS" ]; then
+		ip link del "$NL_DEV" 2>/dev/null
+		ip netns del "$NL_NS" 2>/dev/null
+		NL_NS=""
+	fi
+	if [ "$NL_FAILED" = 1 ] || [ "$rc" = "$KSFT_FAIL" ]; then
+		echo "# evidence kept in $NL_TMP"
+		find "$NL_TMP" -maxdepth 1 -type f -size -8k 2>/dev/null |
+		while read -r t; do
+			echo "# --- $t"
+			sed 's/^/#   /' "$t" | tail -n 40
+		done
+	else
+		rm -rf "$NL_TMP"
+	fi
+	return "$rc"
+}
