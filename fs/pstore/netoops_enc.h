@@ -98,9 +98,9 @@ int netoops_user_key_valid(const char *key, size_t len);
  * @max_pkt:	largest datagram to produce
  * @meta_room:	payload bytes a packet carrying the metadata can hold
  * @plain_room:	payload bytes a packet without metadata can hold
+ * @last_len:	payload bytes of the last datagram (when @pkt_count > 1)
  * @pkt_count:	number of datagrams of this dump
  * @next:	index of the next datagram netoops_enc_next() produces
- * @pos:	payload offset of the next datagram's chunk
  *
  * Treat as opaque except @pkt_count, which callers may read.
  */
@@ -114,9 +114,9 @@ struct netoops_enc {
 	size_t		max_pkt;
 	size_t		meta_room;
 	size_t		plain_room;
+	size_t		last_len;
 	__u32		pkt_count;
 	__u32		next;
-	size_t		pos;
 };
 
 int netoops_enc_init(struct netoops_enc *e, const __u8 boot_id[16],
