@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netpoll_xmit: bounded, reliable transmit of datagrams through netpoll from
+ * crash context.
+ *
+ * Why this exists: netpoll_send_skb() gives the device one jiffy, then puts
+ * the skb on npinfo->txq and schedules npinfo->tx_work.  Once an skb sits on
+ * that queue, every later skb is queued behind it without even trying the
+ * device.  In a panic the other CPUs are stopped and the work never runs;
+ * with interrupts disabled on the dumping CPU (pstore calls its backend under
+ * a spinlock taken with irqsave) the work cannot run there either.  The tail
+ * of the dump is then silently lost.
+ *
+ * What we do instead, before each datagram:
+ *   1. poll the device (netpoll_poll_dev() runs the driver's NAPI poll with a
+ *      zero budget, which reaps completed transmissions and so wakes a queue
+ *      stopped by the driver or by byte queue limits);
+ *   2. if npinfo->txq is not empty and its work cannot run (interrupts off
+ *      here, or a crash in progress), move its skbs to the driver ourselves,
+ *      in order, with trylocks only;
+ *   3. once the backlog is empty and no tx queue of the device is stopped,
+ *      call netpoll_send_udp(), which then succeeds on its first attempt.
+ *
+ * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
+ * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
+ * and, should that clock not advance, by an iteration count of
+ * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here allocates (except
+ * what netpoll_send_udp() itself does), sleeps, prints or takes a lock other
+ * than by trylock.
+ */
+
+#include <linux/export.h>
+#include <linux/if_vlan.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/netpoll.h>
+#include <linux/netpoll_xmit.h>
+#include <linux/skbuff.h>
+#include <linux/timekeeping.h>
+
+struct nx_deadline {
+	u64 end_ns;		/* mono fast clock value at which to give up */
+	unsigned long polls;	/* polls left, in case the clock stands still */
+};
+
+static void nx_deadline_init(struct nx_deadline *d, unsigned int timeout_us)
+{
+	timeout_us = min_t(unsigned int, timeout_us,
+			   NETPOLL_XMIT_MAX_TIMEOUT_US);
+	d->end_ns = ktime_get_mono_fast_ns() + (u64)timeout_us * NSEC_PER_USEC;
+	d->polls = timeout_us / NETPOLL_XMIT_POLL_US + 1;
+}
+
+static bool nx_deadline_passed(struct nx_deadline *d)
+{
+	if (!d->polls)
+		return true;
+	d->polls--;
+	return ktime_get_mono_fast_ns() > d->end_ns;
+}
+
+/* True if no tx queue of @dev is stopped (by the driver or by BQL). */
+static bool nx_txqs_ready(struct net_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++)
+		if (netif_xmit_frozen_or_stopped(netdev_get_tx_queue(dev, i)))
+			return false;
+	return true;
+}
+
+/*
+ * True if this CPU is inside a NAPI poll of @dev: calling the driver's
+ * transmit from here could recurse into it, so leave the backlog alone (the
+ * same rule netpoll follows).
+ */
+static bool nx_poll_owner_here(struct net_device *dev)
+{
+	struct napi_struct *napi;
+	int cpu = smp_processor_id();
+
+	list_for_each_entry_rcu(napi, &dev->napi_list, dev_list)
+		if (READ_ONCE(napi->poll_owner) == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * Can npinfo->tx_work still drain the backlog on its own?  Not with
+ * interrupts disabled on this CPU (the work was queued here and we are not
+ * going to return to the scheduler for a while) and not once a crash is
+ * being reported (oops_in_progress is raised by bust_spinlocks() in panic()).
+ */
+static bool nx_backlog_is_ours(void)
+{
+	return irqs_disabled() || oops_in_progress;
+}
+
+/*
+ * Hand the skbs parked on npinfo->txq to the driver, oldest first, as the
+ * tx work would.  Returns true when the backlog is empty.
+ */
+static bool nx_flush_backlog(struct net_device *dev,
+			     struct netpoll_info *npinfo)
+{
+	struct sk_buff_head *q = &npinfo->txq;
+	unsigned int budget = skb_queue_len_lockless(q);
+	unsigned long flags;
+
+	if (nx_poll_owner_here(dev))
+		return skb_queue_empty_lockless(q);
+
+	while (budget--) {
+		struct netdev_queue *txq;
+		struct sk_buff *skb;
+		netdev_tx_t rc = NETDEV_TX_BUSY;
+		u16 qi;
+
+		if (!spin_trylock_irqsave(&q->lock, flags))
+			break;
+		skb = __skb_dequeue(q);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (!skb)
+			break;
+
+		qi = skb_get_queue_mapping(skb);
+		if (unlikely(qi >= dev->real_num_tx_queues)) {
+			qi = qi % dev->real_num_tx_queues;
+			skb_set_queue_mapping(skb, qi);
+		}
+		txq = netdev_get_tx_queue(dev, qi);
+
+		if (skb_vlan_tag_present(skb) &&
+		    !vlan_hw_offload_capable(netif_skb_features(skb),
+					     skb->vlan_proto)) {
+			skb = __vlan_hwaccel_push_inside(skb);
+			if (!skb)
+				continue;	/* freed by the push */
+		}
+
+		local_irq_save(flags);
+		if (HARD_TX_TRYLOCK(dev, txq)) {
+			if (!netif_xmit_frozen_or_stopped(txq))
+				rc = netdev_start_xmit(skb, dev, txq, false);
+			HARD_TX_UNLOCK(dev, txq);
+		}
+		local_irq_restore(flags);
+
+		if (!dev_xmit_complete(rc)) {
+			/* Put it back in front; order matters to receivers. */
+			if (spin_trylock_irqsave(&q->lock, flags)) {
+				__skb_queue_head(q, skb);
+				spin_unlock_irqrestore(&q->lock, flags);
+			} else {
+				dev_kfree_skb_any(skb);
+			}
+			break;
+		}
+	}
+	return skb_queue_empty_lockless(q);
+}
+
+/*
+ * One step of waiting: returns 0 when the backlog of @dev is empty and, if
+ * @need_txq, its tx queues can take a packet; -EAGAIN when not yet; -ENODEV
+ * when never.  Must run under rcu_read_lock().
+ */
+static int nx_ready_step(struct net_device *dev, bool need_txq)
+{
+	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
+	bool empty;
+
+	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
+		return -ENODEV;
+
+	empty = skb_queue_empty_lockless(&npinfo->txq);
+	if (!empty && nx_backlog_is_ours())
+		empty = nx_flush_backlog(dev, npinfo);
+
+	if (empty && (!need_txq || nx_txqs_ready(dev)))
+		return 0;
+	return -EAGAIN;
+}
+
+static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
+{
+	struct net_device *dev = np->dev;
+	int err;
+
+	if (!dev)
+		return -ENODEV;
+
+	rcu_read_lock();
+	for (;;) {
+		err = nx_ready_step(dev, need_txq);
+		if (err != -EAGAIN)
+			break;
+		if (nx_deadline_passed(d)) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		/* Reap completions: this is what wakes a stopped queue. */
+		netpoll_poll_dev(dev);
+		if (nx_ready_step(dev, need_txq) == 0) {
+			err = 0;
+			break;
+		}
+		udelay(NETPOLL_XMIT_POLL_US);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * netpoll_xmit_wait_ready - wait, bounded, until a netpoll device can send
+ * @np: a netpoll that has been set up (np->dev valid)
+ * @timeout_us: longest time to wait, in microseconds (capped at
+ *	NETPOLL_XMIT_MAX_TIMEOUT_US)
+ *
+ * Polls the device and, when its tx work cannot run (interrupts disabled
+ * or a crash in progress), drains npinfo->txq itself, until the backlog is
+ * empty and no tx queue of the device is stopped.
+ *
+ * Context: any, including panic and NMI-like contexts; does not sleep,
+ * allocate, print, or take locks other than by trylock.  The caller keeps
+ * @np set up for the duration of the call.
+ *
+ * Return: 0 when the device can take a packet, -ENODEV if it is down or has
+ * no netpoll info, -ETIMEDOUT if it did not become ready in time.
+ */
+int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us)
+{
+	struct nx_deadline d;
+
+	nx_deadline_init(&d, timeout_us);
+	return nx_wait(np, &d, true);
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
+
+/**
+ * netpoll_xmit_udp - send one UDP datagram through netpoll without losing it
+ * @np: a netpoll that has been set up (np->dev valid)
+ * @msg: UDP payload
+ * @len: bytes at @msg
+ * @timeout_us: budget for this datagram, in microseconds (capped at
+ *	NETPOLL_XMIT_MAX_TIMEOUT_US): time to wait for the device before the
+ *	send plus time to push the datagram out of the backlog after it
+ *
+ * Waits until the device can take a packet (see netpoll_xmit_wait_ready()),
+ * sends with netpoll_send_udp() and, if netpoll parked the datagram on
+ * npinfo->txq anyway, keeps draining until it has left or the budget is
+ * spent.
+ *
+ * Context: as netpoll_xmit_wait_ready().  Never prints.
+ *
+ * Return: 0 when the datagram was handed to the driver, -ENODEV if the
+ * device is down, -ETIMEDOUT if the device never became ready (nothing was
+ * sent), -EINPROGRESS if the datagram is still queued in netpoll's backlog
+ * when the budget ran out (it may still leave later, if the tx work runs).
+ */
+int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
+		     unsigned int timeout_us)
+{
+	struct nx_deadline d;
+	int err;
+
+	nx_deadline_init(&d, timeout_us);
+	err = nx_wait(np, &d, true);
+	if (err)
+		return err;
+
+	netpoll_send_udp(np, msg, len);
+
+	/*
+	 * Usually returns at once: the datagram was queued only if the driver
+	 * refused it.  Only the backlog matters here, not whether the queue
+	 * has room for the next datagram.
+	 */
+	err = nx_wait(np, &d, false);
+	return err == -ETIMEDOUT ? -EINPROGRESS : err;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_udp);

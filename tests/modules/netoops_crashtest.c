@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops_crashtest: make the kernel crash on purpose, in the ways netoops
+ * has to report.  TEST ONLY: never install this module on a real system.
+ *
+ * Write a command to /proc/netoops_crashtest (root only, mode 0200):
+ *
+ *   oops              NULL dereference in the writer's process context
+ *   oops_kthread [N]  NULL dereference in N (default 1, max 16) fresh
+ *                     kthreads, one after the other: the writer survives,
+ *                     which makes repeated oopses easy (one-shot tests)
+ *   oops_softirq      NULL dereference in a timer callback (softirq)
+ *   bug               BUG()
+ *   warn              WARN() (panics with panic_on_warn=1)
+ *   softlockup [S]    spin with preemption disabled for up to S seconds
+ *                     (default 60): with softlockup_panic=1 the watchdog
+ *                     panics first
+ *   panic             panic() without an oops
+ *
+ * The file is written through /proc rather than a module parameter on
+ * purpose: a parameter's set() runs under kernel_param_lock, and an oops
+ * there would leave that mutex held for every later write.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/panic.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/task.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+
+#define CT_MAX_KTHREADS		16
+#define CT_SOFTLOCKUP_MAX_S	600
+
+/*
+ * A NULL pointer the compiler cannot see through, so the dereference is
+ * really emitted (a literal NULL dereference is undefined behaviour the
+ * compiler may turn into something else).
+ */
+static int *volatile ct_null;
+
+static noinline void ct_deref_null(void)
+{
+	*ct_null = 0x6e6f7073;	/* "nops" */
+}
+
+static void ct_timer_fn(struct timer_list *t)
+{
+	ct_deref_null();
+}
+
+static DEFINE_TIMER(ct_timer, ct_timer_fn);
+
+static int ct_kthread_fn(void *arg)
+{
+	struct completion *started = arg;
+
+	complete(started);
+	ct_deref_null();
+	return 0;
+}
+
+static int ct_oops_kthreads(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		DECLARE_COMPLETION_ONSTACK(started);
+		struct task_struct *t;
+		unsigned long end;
+
+		t = kthread_create(ct_kthread_fn, &started, "ct_oops/%u", i);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		get_task_struct(t);	/* keep it readable after it dies */
+		wake_up_process(t);
+		wait_for_completion(&started);
+		/*
+		 * The thread oopses right after completing.  The dump runs in
+		 * oops_exit(), before the thread is marked exiting, so once it
+		 * is, the oops was reported and the next one may start.
+		 */
+		end = jiffies + 10 * HZ;
+		while (!(READ_ONCE(t->flags) & PF_EXITING) &&
+		       time_before(jiffies, end))
+			schedule_timeout_uninterruptible(1);
+		put_task_struct(t);
+	}
+	return 0;
+}
+
+static void ct_softlockup(unsigned int secs)
+{
+	u64 end = local_clock() + (u64)secs * NSEC_PER_SEC;
+
+	pr_info("spinning with preemption disabled for up to %u s\n", secs);
+	preempt_disable();
+	while (local_clock() < end)
+		cpu_relax();
+	preempt_enable();
+	pr_info("softlockup spin ended without a panic\n");
+}
+
+static ssize_t ct_write(struct file *file, const char __user *ubuf,
+			size_t count, loff_t *ppos)
+{
+	char buf[32], *arg;
+	unsigned int n = 0;
+	int err = 0;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+	arg = strchr(buf, ' ');
+	if (arg) {
+		*arg++ = '\0';
+		if (kstrtouint(skip_spaces(arg), 0, &n))
+			return -EINVAL;
+	}
+
+	pr_info("trigger '%s'\n", buf);
+	if (!strcmp(buf, "oops")) {
+		ct_deref_null();
+	} else if (!strcmp(buf, "oops_kthread")) {
+		if (n > CT_MAX_KTHREADS)
+			return -EINVAL;
+		err = ct_oops_kthreads(n ? n : 1);
+	} else if (!strcmp(buf, "oops_softirq")) {
+		mod_timer(&ct_timer, jiffies + 1);
+	} else if (!strcmp(buf, "bug")) {
+		BUG();
+	} else if (!strcmp(buf, "warn")) {
+		WARN(1, "netoops_crashtest: requested warning\n");
+	} else if (!strcmp(buf, "softlockup")) {
+		if (n > CT_SOFTLOCKUP_MAX_S)
+			return -EINVAL;
+		ct_softlockup(n ? n : 60);
+	} else if (!strcmp(buf, "panic")) {
+		panic("netoops_crashtest: requested panic");
+	} else {
+		return -EINVAL;
+	}
+	return err ? err : count;
+}
+
+static const struct proc_ops ct_proc_ops = {
+	.proc_write	= ct_write,
+	.proc_lseek	= noop_llseek,
+};
+
+static struct proc_dir_entry *ct_entry;
+
+static int __init ct_init(void)
+{
+	ct_entry = proc_create("netoops_crashtest", 0200, NULL, &ct_proc_ops);
+	if (!ct_entry)
+		return -ENOMEM;
+	pr_warn("loaded: this module crashes the kernel on request (test only)\n");
+	return 0;
+}
+
+static void __exit ct_exit(void)
+{
+	proc_remove(ct_entry);
+	del_timer_sync(&ct_timer);
+}
+
+module_init(ct_init);
+module_exit(ct_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("netoops test only: crash the kernel on request");
