@@ -28,6 +28,8 @@
 #   NL_LOCAL_IP    192.0.2.1       NL_REMOTE_IP    192.0.2.2
 #   NL_LOCAL_IP6   2001:db8::1     NL_REMOTE_IP6   2001:db8::2
 #   NL_REMOTE_MAC  MAC of NL_PEER
+#   NL_WIRED       1 when NL_DEV/NL_PEER are a wired NIC pair that carries
+#                  netpoll, 0 for veth (configfs-only tests)
 # Always set:
 #   NL_TAG         random tag for this run (unique messages, names)
 #   NL_TMP         private temporary directory, removed by nl_cleanup
@@ -52,6 +54,7 @@ NL_REMOTE_IP=192.0.2.2
 NL_LOCAL_IP6=2001:db8::1
 NL_REMOTE_IP6=2001:db8::2
 NL_REMOTE_MAC=""
+NL_WIRED=0
 NL_FAILED=0
 NL_LISTEN_PID=""
 NL_TARGETS=()		# "subsys/name" of every target we created
@@ -152,19 +155,41 @@ nl_ns_exec()
 	ip netns exec "$NL_NS" "$@"
 }
 
-# nl_setup_veth: netns NL_NS with veth NL_PEER (192.0.2.2/24, 2001:db8::2/64)
-# connected to NL_DEV (192.0.2.1/24, 2001:db8::1/64) in the initial
-# namespace; waits until both ends have carrier and IPv6 is not tentative.
+# nl_setup_veth: network namespace NL_NS holding NL_PEER (192.0.2.2/24,
+# 2001:db8::2/64), wired to NL_DEV (192.0.2.1/24, 2001:db8::1/64) in the
+# initial namespace; waits until both ends have carrier.
+#
+# veth cannot carry netpoll (the kernel refuses: "doesn't support
+# polling"), so when a pair of NICs wired to each other exists we use it:
+# NL_WIRE_MACS="MAC1 MAC2" (the guest harness sets it from
+# /etc/netoops-wire: two virtio NICs on one QEMU hub).  Without a pair we
+# fall back to veth, which is enough for configfs-only tests; sending tests
+# should call nl_require_netpoll_dev after this.
 nl_setup_veth()
 {
+	local m1 m2
+
 	nl_require_cmd ip
-	modprobe veth 2>/dev/null || true
 	NL_NS="nlns-$NL_TAG"
-	NL_DEV="nlv0-$NL_TAG"
-	NL_PEER="nlv1-$NL_TAG"
+	if [ -z "${NL_WIRE_MACS:-}" ] && [ -r /etc/netoops-wire ]; then
+		NL_WIRE_MACS=$(cat /etc/netoops-wire)
+	fi
 	ip netns add "$NL_NS" || nl_skip "cannot create a network namespace"
-	ip link add "$NL_DEV" type veth peer name "$NL_PEER" ||
-		nl_skip "cannot create veth (CONFIG_VETH)"
+	if [ -n "${NL_WIRE_MACS:-}" ]; then
+		read -r m1 m2 <<< "$NL_WIRE_MACS"
+		NL_DEV=$(nl__dev_by_mac "$m1")
+		NL_PEER=$(nl__dev_by_mac "$m2")
+		[ -n "$NL_DEV" ] && [ -n "$NL_PEER" ] ||
+			nl_fail "wired NICs $NL_WIRE_MACS not found"
+		NL_WIRED=1
+	else
+		modprobe veth 2>/dev/null || true
+		NL_DEV="nlv0-$NL_TAG"
+		NL_PEER="nlv1-$NL_TAG"
+		ip link add "$NL_DEV" type veth peer name "$NL_PEER" ||
+			nl_skip "cannot create veth (CONFIG_VETH)"
+		NL_WIRED=0
+	fi
 	ip link set "$NL_PEER" netns "$NL_NS"
 	ip addr add "$NL_LOCAL_IP/24" dev "$NL_DEV"
 	ip -6 addr add "$NL_LOCAL_IP6/64" dev "$NL_DEV" nodad 2>/dev/null || true
@@ -175,8 +200,28 @@ nl_setup_veth()
 	nl_ns_exec ip link set "$NL_PEER" up
 	nl_ns_exec ip link set lo up
 	nl_wait_for 10 nl__carrier_both ||
-		nl_fail "veth $NL_DEV/$NL_PEER: no carrier after 10 s"
+		nl_fail "$NL_DEV/$NL_PEER: no carrier after 10 s"
 	NL_REMOTE_MAC=$(nl_ns_exec cat "/sys/class/net/$NL_PEER/address")
+}
+
+# nl_require_netpoll_dev: skip unless NL_DEV can carry netpoll (a wired
+# NIC pair rather than veth).
+nl_require_netpoll_dev()
+{
+	[ "${NL_WIRED:-0}" = 1 ] ||
+		nl_skip "no netpoll-capable NIC pair (veth refuses netpoll): run in the guest harness (tests/guest/run-kselftests.sh)"
+}
+
+nl__dev_by_mac()
+{
+	local d
+
+	for d in /sys/class/net/*; do
+		if [ "$(cat "$d/address" 2>/dev/null)" = "$1" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
 }
 
 nl__carrier_both()
@@ -321,7 +366,14 @@ nl_cleanup()
 	done
 	NL_TARGETS=()
 	if [ -n "$NL_NS" ]; then
-		ip link del "$NL_DEV" 2>/dev/null
+		if [ "${NL_WIRED:-0}" = 1 ]; then
+			# Give the NIC back to the initial namespace, unconfigured.
+			nl_ns_exec ip link set "$NL_PEER" netns 1 2>/dev/null
+			ip addr flush dev "$NL_DEV" 2>/dev/null
+			ip addr flush dev "$NL_PEER" 2>/dev/null
+		else
+			ip link del "$NL_DEV" 2>/dev/null
+		fi
 		ip netns del "$NL_NS" 2>/dev/null
 		NL_NS=""
 	fi

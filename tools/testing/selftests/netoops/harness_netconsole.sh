@@ -13,6 +13,7 @@ nl_require_module netconsole
 trap nl_cleanup EXIT
 
 nl_setup_veth
+nl_require_netpoll_dev
 NL_PORT=6666
 nl_listen_start "$NL_PORT" "$NL_TMP/rx"
 nl_target_create netconsole "h$NL_TAG"

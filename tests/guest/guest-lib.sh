@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-lib.sh - helpers for the guest side of the harness (busybox sh).
+# Sourced by /init before /run.d/test.sh; test scripts source it again
+# (". /etc/guest-lib.sh") for the verbs.
+#
+# The host passes settings in /run.d/env (GH_ENV_FOO=bar on the host
+# becomes FOO=bar here): HOSTNAME, PORT, MODS (stock|project) ...
+
+CFS=/sys/kernel/config
+
+g_log()
+{
+	echo "guest: $*"
+}
+
+# g_setup_net: virtio_net up, 10.0.2.15/24 via 10.0.2.2, carrier waited.
+g_setup_net()
+{
+	modprobe configfs 2>/dev/null
+	grep -q " $CFS configfs " /proc/mounts ||
+		mount -t configfs configfs "$CFS" 2>/dev/null
+	modprobe virtio_net || return 1
+	ip link set lo up
+	g_wait_for 10 test -e /sys/class/net/eth0 || return 1
+	ip link set eth0 up
+	ip addr add 10.0.2.15/24 dev eth0
+	ip route add default via 10.0.2.2
+	g_wait_for 10 g__carrier eth0
+}
+
+g__carrier()
+{
+	[ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" = 1 ]
+}
+
+# g_wait_for TIMEOUT_S CMD...: poll CMD every 50 ms until it succeeds.
+g_wait_for()
+{
+	_end=$(( $(date +%s) + $1 ))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$_end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# g_load_stock_netconsole: insmod Debian's netconsole even when the
+# project's (which modprobe prefers) is present.
+g_load_stock_netconsole()
+{
+	insmod "$(find /lib/modules/"$(uname -r)"/kernel -name netconsole.ko)"
+}
+
+# g_load_project: the project's modules, in dependency order.  Prints what
+# is missing and returns 1 if netoops cannot be loaded.
+g_load_project()
+{
+	_rc=0
+	for _m in netpoll_targets netconsole netoops; do
+		if ! modprobe "$_m"; then
+			g_log "cannot load project module $_m"
+			_rc=1
+		fi
+	done
+	return $_rc
+}
+
+# g_target SUBSYS NAME IP PORT [ATTR=VALUE...]: configure and enable a
+# target (netconsole or netoops) on eth0.
+g_target()
+{
+	_d=$CFS/$1/$2
+	_ip=$3
+	_port=$4
+	shift 4
+	mkdir "$_d" || return 1
+	echo eth0 > "$_d/dev_name" || return 1
+	echo "$_ip" > "$_d/remote_ip" || return 1
+	echo "$_port" > "$_d/remote_port" || return 1
+	for _kv in "$@"; do
+		echo "${_kv#*=}" > "$_d/${_kv%%=*}" || {
+			g_log "cannot set ${_kv%%=*} on $_d"
+			return 1
+		}
+	done
+	echo 1 > "$_d/enabled"
+}
