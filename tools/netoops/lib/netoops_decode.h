@@ -253,9 +253,8 @@ int netoops_decode_packet(const void *buf, size_t len,
  * @max_bytes_per_dump:	largest payload_total accepted (default 1 MiB)
  * @max_dumps_per_source: open (incomplete) dumps per source key (default 8)
  * @max_dumps:		open dumps in all (default 1024)
- * @max_bytes_total:	bytes buffered in all open dumps, counting each dump
- *			as payload_total + 8 * pkt_count + payload_total / 8
- *			(default 64 MiB)
+ * @max_bytes_total:	bytes buffered in all open dumps, each counted as
+ *			netoops_reasm_cost() (default 64 MiB)
  * @timeout_ms:		an open dump with no new packet for this long is
  *			expired and handed out as partial (default 10000)
  *
@@ -365,6 +364,18 @@ struct netoops_reasm_stats {
 struct netoops_reasm;
 
 /**
+ * netoops_reasm_cost() - bytes an open dump is accounted for
+ * @pkt_count:		its pkt_count
+ * @payload_total:	its payload_total
+ *
+ * The payload, a bitmap of received bytes, a checksum and a bit per packet,
+ * and a fixed overhead for the bookkeeping and metadata.
+ *
+ * Return: the cost charged against &netoops_reasm_limits.max_bytes_total.
+ */
+uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total);
+
+/**
  * netoops_reasm_new() - create a reassembler
  * @limits:	limits to enforce, or NULL for the defaults
  * @ret:	the new reassembler
@@ -423,7 +434,8 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
  * Call in a loop until it returns 0.  Also forgets completed dumps older
  * than timeout_ms.
  *
- * Return: 1 if *@ret is set, 0 if nothing (more) expired.
+ * Return: 1 if *@ret is set, 0 if nothing (more) expired, -ENOMEM if the
+ * dump could not be handed out (it stays; call again later).
  */
 int netoops_reasm_expire(struct netoops_reasm *r, uint64_t now_ms,
 			 struct netoops_dump **ret);
@@ -444,7 +456,7 @@ uint64_t netoops_reasm_next_deadline(const struct netoops_reasm *r);
  *
  * For shutdown.  Call in a loop until it returns 0.
  *
- * Return: 1 if *@ret is set, 0 if no open dump is left.
+ * Return: 1 if *@ret is set, 0 if no open dump is left, -ENOMEM.
  */
 int netoops_reasm_flush(struct netoops_reasm *r, struct netoops_dump **ret);
 

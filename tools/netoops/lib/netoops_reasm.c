@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops reassembly: collect the datagrams of each dump, keyed by (source
+ * key, boot_id, dump_id), and hand out complete dumps, or partial ones with
+ * an exact gap list once they time out.
+ *
+ * Every resource a sender controls is bounded by struct netoops_reasm_limits.
+ * Open dumps sit on an LRU list ordered by last activity, so the next one to
+ * expire is always at the head (given a non-decreasing clock).  Completed
+ * dumps leave a small "tombstone" for timeout_ms so that late or repeated
+ * copies are counted as duplicates instead of opening a new dump.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netoops_decode.h"
+
+struct rdump {
+	struct rdump	*hnext;		/* hash chain */
+	struct rdump	*prev, *next;	/* open LRU list or tombstone FIFO */
+	uint64_t	hash;
+	uint8_t		key[NETOOPS_SRC_KEY_MAX];
+	size_t		key_len;
+	uint8_t		boot_id[16];
+	uint64_t	dump_id;
+	bool		done;		/* tombstone: only identity is kept */
+	uint64_t	deadline;	/* expiry (open) or forget (done) time */
+	uint32_t	pkt_count;
+	uint32_t	payload_total;
+	uint32_t	received;
+	uint32_t	duplicates;
+	uint64_t	first_ms;
+	uint64_t	last_ms;
+	uint64_t	cost;		/* charged to bytes_buffered */
+	uint32_t	*crcs;		/* checksum of each received index */
+	uint8_t		*got;		/* bit per index */
+	uint8_t		*have;		/* bit per payload byte */
+	uint8_t		*payload;
+	struct netoops_meta *meta;	/* from the first metadata packet */
+};
+
+struct rlist {
+	struct rdump	*head, *tail;
+	uint64_t	n;
+};
+
+struct netoops_reasm {
+	struct netoops_reasm_limits lim;
+	struct rdump	**buckets;
+	size_t		nbuckets;	/* power of two */
+	struct rlist	open;		/* LRU: head expires first */
+	struct rlist	tombs;		/* FIFO of completed dumps */
+	struct netoops_reasm_stats st;
+};
+
+#define REASM_MAX_DUMPS		(1u << 20)
+#define REASM_OVERHEAD		(sizeof(struct rdump) + \
+				 sizeof(struct netoops_meta))
+
+uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total)
+{
+	return (uint64_t)payload_total + ((uint64_t)payload_total + 7) / 8 +
+	       (uint64_t)pkt_count * 4 + ((uint64_t)pkt_count + 7) / 8 +
+	       REASM_OVERHEAD;
+}
+
+static void list_del(struct rlist *l, struct rdump *d)
+{
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		l->head = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	else
+		l->tail = d->prev;
+	d->prev = d->next = NULL;
+	l->n--;
+}
+
+static void list_add_tail(struct rlist *l, struct rdump *d)
+{
+	d->next = NULL;
+	d->prev = l->tail;
+	if (l->tail)
+		l->tail->next = d;
+	else
+		l->head = d;
+	l->tail = d;
+	l->n++;
+}
+
+/* FNV-1a, 64 bit. */
+static uint64_t fnv(uint64_t h, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t key_hash(const void *key, size_t key_len,
+			 const uint8_t boot_id[16], uint64_t dump_id)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t id[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		id[i] = (uint8_t)(dump_id >> (8 * i));
+	h = fnv(h, key, key_len);
+	h = fnv(h, &key_len, sizeof(key_len));
+	h = fnv(h, boot_id, 16);
+	return fnv(h, id, sizeof(id));
+}
+
+static struct rdump **lookup(struct netoops_reasm *r, uint64_t h,
+			     const void *key, size_t key_len,
+			     const uint8_t boot_id[16], uint64_t dump_id)
+{
+	struct rdump **pp = &r->buckets[h & (r->nbuckets - 1)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		struct rdump *d = *pp;
+
+		if (d->hash == h && d->dump_id == dump_id &&
+		    d->key_len == key_len &&
+		    !memcmp(d->boot_id, boot_id, 16) &&
+		    (!key_len || !memcmp(d->key, key, key_len)))
+			return pp;
+	}
+	return pp;
+}
+
+static void unhash(struct netoops_reasm *r, struct rdump *d)
+{
+	struct rdump **pp = lookup(r, d->hash, d->key, d->key_len,
+				   d->boot_id, d->dump_id);
+
+	if (*pp == d)
+		*pp = d->hnext;
+	d->hnext = NULL;
+}
+
+static void free_buffers(struct rdump *d)
+{
+	free(d->crcs);
+	free(d->got);
+	free(d->have);
+	free(d->payload);
+	free(d->meta);
+	d->crcs = NULL;
+	d->got = d->have = d->payload = NULL;
+	d->meta = NULL;
+}
+
+static void rdump_free(struct rdump *d)
+{
+	if (!d)
+		return;
+	free_buffers(d);
+	free(d);
+}
+
+void netoops_dump_free(struct netoops_dump *d)
+{
+	if (!d)
+		return;
+	free(d->payload);
+	free(d->gaps);
+	free(d);
+}
+
+void netoops_reasm_free(struct netoops_reasm *r)
+{
+	struct rdump *d, *next;
+
+	if (!r)
+		return;
+	for (d = r->open.head; d; d = next) {
+		next = d->next;
+		rdump_free(d);
+	}
+	for (d = r->tombs.head; d; d = next) {
+		next = d->next;
+		rdump_free(d);
+	}
+	free(r->buckets);
+	free(r);
+}
+
+int netoops_reasm_new(const struct netoops_reasm_limits *limits,
+		      struct netoops_reasm **ret)
+{
+	struct netoops_reasm *r;
+	size_t nb = 16;
+
+	if (!ret)
+		return -EINVAL;
+	*ret = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (limits)
+		r->lim = *limits;
+	if (!r->lim.max_pkts_per_dump)
+		r->lim.max_pkts_per_dump = NETOOPS_REASM_DEF_PKTS;
+	if (!r->lim.max_bytes_per_dump)
+		r->lim.max_bytes_per_dump = NETOOPS_REASM_DEF_BYTES;
+	if (!r->lim.max_dumps_per_source)
+		r->lim.max_dumps_per_source = NETOOPS_REASM_DEF_PER_SOURCE;
+	if (!r->lim.max_dumps)
+		r->lim.max_dumps = NETOOPS_REASM_DEF_DUMPS;
+	if (!r->lim.max_bytes_total)
+		r->lim.max_bytes_total = NETOOPS_REASM_DEF_TOTAL;
+	if (!r->lim.timeout_ms)
+		r->lim.timeout_ms = NETOOPS_REASM_DEF_TIMEOUT_MS;
+	if (r->lim.max_dumps > REASM_MAX_DUMPS) {
+		free(r);
+		return -EINVAL;
+	}
+	/* open dumps plus as many tombstones, at most half full */
+	while (nb < 4 * (size_t)r->lim.max_dumps)
+		nb <<= 1;
+	r->nbuckets = nb;
+	r->buckets = calloc(nb, sizeof(*r->buckets));
+	if (!r->buckets) {
+		free(r);
+		return -ENOMEM;
+	}
+	*ret = r;
+	return 0;
+}
+
+void netoops_reasm_get_stats(const struct netoops_reasm *r,
+			     struct netoops_reasm_stats *ret)
+{
+	*ret = r->st;
+	ret->open_dumps = r->open.n;
+}
+
+static int refuse(struct netoops_reasm *r, enum netoops_err *ret_reason,
+		  enum netoops_err err, int errno_val)
+{
+	if (ret_reason)
+		*ret_reason = err;
+	switch (err) {
+	case NETOOPS_ERR_CONFLICT:
+	case NETOOPS_ERR_MISMATCH:
+		r->st.conflicts++;
+		break;
+	case NETOOPS_ERR_NOMEM:
+		r->st.refused_nomem++;
+		break;
+	case NETOOPS_ERR_INVALID:
+		break;
+	default:
+		r->st.refused_limit++;
+		break;
+	}
+	return errno_val;
+}
+
+static bool bit(const uint8_t *map, size_t i)
+{
+	return map[i / 8] & (1u << (i % 8));
+}
+
+static void set_bit(uint8_t *map, size_t i)
+{
+	map[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+/* Turn an open dump into a struct netoops_dump; d keeps no buffers after. */
+static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
+{
+	struct netoops_dump *out = calloc(1, sizeof(*out));
+	size_t i, n = 0, start = 0;
+	bool in_gap = false;
+
+	if (!out)
+		return NULL;
+	/* count gaps first to allocate exactly */
+	for (i = 0; i < d->payload_total; i++) {
+		bool miss = !bit(d->have, i);
+
+		if (miss && !in_gap)
+			n++;
+		in_gap = miss;
+	}
+	if (n) {
+		out->gaps = calloc(n, sizeof(*out->gaps));
+		if (!out->gaps) {
+			free(out);
+			return NULL;
+		}
+	}
+	in_gap = false;
+	for (i = 0; i <= d->payload_total; i++) {
+		bool miss = i < d->payload_total && !bit(d->have, i);
+
+		if (miss && !in_gap) {
+			start = i;
+		} else if (!miss && in_gap) {
+			out->gaps[out->nr_gaps].off = (uint32_t)start;
+			out->gaps[out->nr_gaps].len = (uint32_t)(i - start);
+			out->missing_bytes += i - start;
+			out->nr_gaps++;
+		}
+		in_gap = miss;
+	}
+
+	memcpy(out->src_key, d->key, d->key_len);
+	out->src_key_len = d->key_len;
+	memcpy(out->boot_id, d->boot_id, 16);
+	out->dump_id = d->dump_id;
+	out->complete = d->received == d->pkt_count;
+	if (d->meta) {
+		out->has_meta = true;
+		out->meta = *d->meta;
+	}
+	out->payload = d->payload;
+	d->payload = NULL;
+	out->payload_len = d->payload_total;
+	out->pkt_count = d->pkt_count;
+	out->pkts_received = d->received;
+	out->duplicates = d->duplicates;
+	out->first_ms = d->first_ms;
+	out->last_ms = d->last_ms;
+
+	free_buffers(d);
+	r->st.bytes_buffered -= d->cost;
+	d->cost = 0;
+	return out;
+}
+
+static struct rdump *new_dump(uint64_t h,
+			      const void *key, size_t key_len,
+			      const struct netoops_packet *pkt, uint64_t now,
+			      uint64_t cost)
+{
+	struct rdump *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->crcs = calloc(pkt->pkt_count, sizeof(*d->crcs));
+	d->got = calloc(((size_t)pkt->pkt_count + 7) / 8, 1);
+	d->have = calloc(((size_t)pkt->payload_total + 7) / 8 + 1, 1);
+	d->payload = pkt->payload_total ? calloc(pkt->payload_total, 1) : NULL;
+	if (!d->crcs || !d->got || !d->have ||
+	    (pkt->payload_total && !d->payload)) {
+		rdump_free(d);
+		return NULL;
+	}
+	d->hash = h;
+	if (key_len)
+		memcpy(d->key, key, key_len);
+	d->key_len = key_len;
+	memcpy(d->boot_id, pkt->boot_id, 16);
+	d->dump_id = pkt->dump_id;
+	d->pkt_count = pkt->pkt_count;
+	d->payload_total = pkt->payload_total;
+	d->first_ms = now;
+	d->cost = cost;
+	return d;
+}
+
+static unsigned int open_for_source(const struct netoops_reasm *r,
+				    const void *key, size_t key_len)
+{
+	const struct rdump *d;
+	unsigned int n = 0;
+
+	for (d = r->open.head; d; d = d->next)
+		if (d->key_len == key_len &&
+		    (!key_len || !memcmp(d->key, key, key_len)))
+			n++;
+	return n;
+}
+
+static void add_tomb(struct netoops_reasm *r, struct rdump *d, uint64_t now)
+{
+	d->done = true;
+	d->deadline = now + r->lim.timeout_ms;
+	list_add_tail(&r->tombs, d);
+	/* tombstones are tiny but a sender makes them: bound their number */
+	while (r->tombs.n > r->lim.max_dumps) {
+		struct rdump *old = r->tombs.head;
+
+		list_del(&r->tombs, old);
+		unhash(r, old);
+		rdump_free(old);
+	}
+}
+
+int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
+		      size_t src_key_len, const struct netoops_packet *pkt,
+		      uint64_t now_ms, struct netoops_dump **ret_done,
+		      enum netoops_err *ret_reason)
+{
+	struct rdump **pp, *d;
+	uint64_t h, cost;
+	size_t i;
+
+	if (ret_done)
+		*ret_done = NULL;
+	if (ret_reason)
+		*ret_reason = NETOOPS_OK;
+	if (!r || !pkt || !ret_done || src_key_len > NETOOPS_SRC_KEY_MAX ||
+	    (src_key_len && !src_key) || !pkt->pkt_count ||
+	    pkt->pkt_index >= pkt->pkt_count ||
+	    (uint64_t)pkt->payload_off + pkt->chunk_len > pkt->payload_total ||
+	    (pkt->chunk_len && !pkt->chunk)) {
+		if (!r)
+			return -EINVAL;
+		return refuse(r, ret_reason, NETOOPS_ERR_INVALID, -EINVAL);
+	}
+	r->st.packets++;
+
+	h = key_hash(src_key, src_key_len, pkt->boot_id, pkt->dump_id);
+	pp = lookup(r, h, src_key, src_key_len, pkt->boot_id, pkt->dump_id);
+	d = *pp;
+	if (d && (d->pkt_count != pkt->pkt_count ||
+		  d->payload_total != pkt->payload_total))
+		return refuse(r, ret_reason, NETOOPS_ERR_MISMATCH, -EEXIST);
+	if (d && d->done) {
+		r->st.duplicates++;
+		return NETOOPS_REASM_DUPLICATE;
+	}
+
+	if (!d) {
+		if (pkt->pkt_count > r->lim.max_pkts_per_dump)
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_PACKETS,
+				      -EMSGSIZE);
+		if (pkt->payload_total > r->lim.max_bytes_per_dump)
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_BYTES,
+				      -EMSGSIZE);
+		if (r->open.n >= r->lim.max_dumps)
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_DUMPS,
+				      -ENOSPC);
+		if (open_for_source(r, src_key, src_key_len) >=
+		    r->lim.max_dumps_per_source)
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_SOURCE,
+				      -ENOSPC);
+		cost = netoops_reasm_cost(pkt->pkt_count, pkt->payload_total);
+		if (cost > r->lim.max_bytes_total - r->st.bytes_buffered ||
+		    r->st.bytes_buffered > r->lim.max_bytes_total)
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_MEMORY,
+				      -ENOBUFS);
+		d = new_dump(h, src_key, src_key_len, pkt, now_ms, cost);
+		if (!d)
+			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
+				      -ENOMEM);
+		d->hnext = NULL;
+		*pp = d;
+		list_add_tail(&r->open, d);
+		r->st.bytes_buffered += cost;
+	}
+
+	if (bit(d->got, pkt->pkt_index)) {
+		if (d->crcs[pkt->pkt_index] != pkt->checksum)
+			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
+				      -EEXIST);
+		d->duplicates++;
+		r->st.duplicates++;
+		return NETOOPS_REASM_DUPLICATE;
+	}
+	/* Overlapping chunks (never sent by our encoder) must agree. */
+	for (i = 0; i < pkt->chunk_len; i++) {
+		size_t at = pkt->payload_off + i;
+
+		if (bit(d->have, at) && d->payload[at] != pkt->chunk[i])
+			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
+				      -EEXIST);
+	}
+	if (pkt->has_meta && !d->meta) {
+		d->meta = malloc(sizeof(*d->meta));
+		if (!d->meta)
+			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
+				      -ENOMEM);
+		*d->meta = pkt->meta;
+	}
+	if (pkt->chunk_len)
+		memcpy(d->payload + pkt->payload_off, pkt->chunk,
+		       pkt->chunk_len);
+	for (i = 0; i < pkt->chunk_len; i++)
+		set_bit(d->have, pkt->payload_off + i);
+	set_bit(d->got, pkt->pkt_index);
+	d->crcs[pkt->pkt_index] = pkt->checksum;
+	d->received++;
+	d->last_ms = now_ms;
+	d->deadline = now_ms + r->lim.timeout_ms;
+	list_del(&r->open, d);
+	list_add_tail(&r->open, d);
+	r->st.accepted++;
+
+	if (d->received < d->pkt_count)
+		return NETOOPS_REASM_ACCEPTED;
+
+	*ret_done = hand_out(r, d);
+	if (!*ret_done) {
+		/* keep it open: a later packet or expiry retries */
+		return refuse(r, ret_reason, NETOOPS_ERR_NOMEM, -ENOMEM);
+	}
+	list_del(&r->open, d);
+	add_tomb(r, d, now_ms);
+	r->st.completed++;
+	return NETOOPS_REASM_COMPLETE;
+}
+
+static void drop_old_tombs(struct netoops_reasm *r, uint64_t now_ms)
+{
+	while (r->tombs.head && r->tombs.head->deadline <= now_ms) {
+		struct rdump *d = r->tombs.head;
+
+		list_del(&r->tombs, d);
+		unhash(r, d);
+		rdump_free(d);
+	}
+}
+
+/* Hand out the head of the open list and forget it. */
+static int take_head(struct netoops_reasm *r, struct netoops_dump **ret)
+{
+	struct rdump *d = r->open.head;
+
+	*ret = hand_out(r, d);
+	if (!*ret)
+		return -ENOMEM;
+	list_del(&r->open, d);
+	unhash(r, d);
+	rdump_free(d);
+	r->st.expired++;
+	return 1;
+}
+
+int netoops_reasm_expire(struct netoops_reasm *r, uint64_t now_ms,
+			 struct netoops_dump **ret)
+{
+	if (!r || !ret)
+		return -EINVAL;
+	*ret = NULL;
+	drop_old_tombs(r, now_ms);
+	if (!r->open.head || r->open.head->deadline > now_ms)
+		return 0;
+	return take_head(r, ret);
+}
+
+int netoops_reasm_flush(struct netoops_reasm *r, struct netoops_dump **ret)
+{
+	if (!r || !ret)
+		return -EINVAL;
+	*ret = NULL;
+	if (!r->open.head)
+		return 0;
+	return take_head(r, ret);
+}
+
+uint64_t netoops_reasm_next_deadline(const struct netoops_reasm *r)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (r->open.head)
+		t = r->open.head->deadline;
+	if (r->tombs.head && r->tombs.head->deadline < t)
+		t = r->tombs.head->deadline;
+	return t;
+}
