@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# crash-lib.sh - one crash run: boot a fresh guest, point a reporter at the
+# host, crash the guest, then check what the host received against the
+# guest's serial console and the identity the guest printed.
+#
+#   ct_crash_run VER NAME MODE TRIGGER [APPEND]
+#     MODE     netoops    netoops.ko -> netoopsd (the real thing)
+#              netconsole Debian's netconsole (plain text) -> UDP listener
+#              netconsole-ext  the same in extended mode
+#     TRIGGER  shell run in the guest after the target is up, e.g.
+#              "echo c > /proc/sysrq-trigger"
+#     APPEND   extra kernel command line
+#   Sets CT_DIR (the run's directory) and returns 0 when the run's checks
+#   passed.  Evidence (serial.log, results.log, received data, collector
+#   store and log) stays in CT_DIR.
+#
+# Environment: CT_LOG_MODE=panic|oops (where the dump is taken, default
+# panic), CT_SURVIVES=1 when the guest must live on after the crash,
+# CT_EXPECT_DUMPS=N exact number of dumps (default: at least 1),
+# CT_EXPECT_REASON=panic|oops, CT_EXPECT_REGS=oops (registers of the
+# oopsing context must be present), CT_MODULE=netoops_crashtest to load it.
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+CT_USER_KEY=ct_run
+
+# ct_prepare VER: build the project's modules and the initramfs for VER
+# once per harness run (run-all.sh sets GH_PREPARED_<ver> when it did).
+ct_prepare()
+{
+	local ver=$1 flag
+
+	flag=$GH_OUT/prepared-$ver.$PPID
+	[ "${GH_PREPARED:-0}" = 1 ] && return 0
+	if ! gh_build_modules "$ver"; then
+		gh_log "$ver: project modules do not build: $GH_OUT/build-$ver/build.log"
+	fi
+	gh_initramfs "$ver" >/dev/null
+	: > "$flag"
+}
+
+# ct_missing VER MODE: print what the MODE needs and does not have.
+ct_missing()
+{
+	local ver=$1 mode=$2 miss=()
+
+	if [ "$mode" = netoops ]; then
+		[ -n "$(gh_module_path "$ver" netoops)" ] ||
+			miss+=("netoops.ko for $ver (see $GH_OUT/build-$ver/build.log)")
+		[ -n "$(gh_module_path "$ver" netpoll_targets)" ] ||
+			miss+=("netpoll_targets.ko for $ver")
+		gh_have_collector ||
+			miss+=("netoopsd/netoops CLI (make -C tools/netoops; $GH_OUT/tools-build.log)")
+	fi
+	if [ "${CT_MODULE:-}" = netoops_crashtest ]; then
+		[ -n "$(gh_module_path "$ver" netoops_crashtest)" ] ||
+			miss+=("netoops_crashtest.ko for $ver")
+	fi
+	[ ${#miss[@]} -eq 0 ] || { local IFS=';'; echo "${miss[*]}"; }
+}
+
+ct__guest_script()
+{
+	local mode=$1 port=$2 trigger=$3 tag=$4
+
+	cat <<EOF
+. /etc/guest-lib.sh
+set -u
+EOF
+	if [ "${CT_MODULE:-}" = netoops_crashtest ]; then
+		echo 'modprobe netoops_crashtest || { echo "CT-ERROR no netoops_crashtest"; exit 1; }'
+	fi
+	case $mode in
+	netoops)
+		cat <<EOF
+g_load_project || { echo "CT-ERROR project modules do not load"; exit 1; }
+g_target netoops t0 10.0.2.2 $port || { echo "CT-ERROR netoops target refused"; exit 1; }
+g_netoops_user $CT_USER_KEY $tag || { echo "CT-ERROR cannot set user field"; exit 1; }
+echo "ID boot_id=\$(g_netoops_boot_id)"
+EOF
+		;;
+	netconsole)
+		cat <<EOF
+g_load_stock_netconsole || { echo "CT-ERROR no netconsole"; exit 1; }
+g_target netconsole t0 10.0.2.2 $port || { echo "CT-ERROR netconsole target refused"; exit 1; }
+EOF
+		;;
+	netconsole-ext)
+		cat <<EOF
+g_load_stock_netconsole || { echo "CT-ERROR no netconsole"; exit 1; }
+g_target netconsole t0 10.0.2.2 $port extended=1 || { echo "CT-ERROR netconsole target refused"; exit 1; }
+EOF
+		;;
+	esac
+	cat <<EOF
+echo "ID release=\$(uname -r)"
+echo "ID hostname=\$(hostname)"
+echo "ID user=$CT_USER_KEY=$tag"
+echo "CT-TRIGGER"
+$trigger
+echo "CT-SURVIVED"
+for f in /sys/fs/pstore/*; do [ -e "\$f" ] && echo "PSTORE \$(basename "\$f")"; done
+EOF
+}
+
+# ct_crash_run VER NAME MODE TRIGGER [APPEND]
+ct_crash_run()
+{
+	local ver=$1 name=$2 mode=$3 trigger=$4 append=${5:-}
+	local tag port script rc=0 grc
+
+	CT_DIR=$GH_OUT/runs/$name
+	tag=$(printf 'r%04x%04x' $RANDOM $RANDOM)
+	mkdir -p "$GH_OUT/runs"
+	script=$(mktemp "$GH_OUT/runs/.script.XXXXXX")
+	case $mode in
+	netoops)
+		gh_collector_start "$GH_OUT/runs/$name.collector" || {
+			rm -f "$script"
+			echo "netoopsd did not start"
+			return 1
+		}
+		port=$GH_PORT ;;
+	*)	port=$(gh_free_port)
+		gh_udp_listen_start "$port" "$GH_OUT/runs/$name.udp" ;;
+	esac
+	ct__guest_script "$mode" "$port" "$trigger" "$tag" > "$script"
+	GH_ENV_HOSTNAME="ct-$tag" gh_boot "$ver" "$name" "$script" 120 "$append" || rc=$?
+	rm -f "$script"
+	# Move the receiver's evidence into the run directory (gh_boot
+	# recreated it).
+	if [ "$mode" = netoops ]; then
+		ct__wait_dumps || true
+		gh_collector_stop
+		rm -rf "$CT_DIR/collector"
+		mv "$GH_OUT/runs/$name.collector" "$CT_DIR/collector"
+		GH_DB=$CT_DIR/collector/netoops.db
+	else
+		# The listener keeps receiving until the guest is gone; QEMU
+		# has exited, so whatever slirp forwarded is in the socket.
+		gh_wait_for 5 ct__udp_quiet "$GH_OUT/runs/$name.udp" || true
+		gh_udp_listen_stop
+		mv "$GH_OUT/runs/$name.udp" "$CT_DIR/received.udp"
+		rm -f "$GH_OUT/runs/$name.udp.ready"
+	fi
+	grc=$(gh_guest_rc "$name")
+	if [ "$rc" = 124 ]; then
+		echo "guest timed out"
+		return 1
+	fi
+	if grep -q '^CT-ERROR' "$CT_DIR/results.log"; then
+		grep '^CT-ERROR' "$CT_DIR/results.log"
+		return 1
+	fi
+	if ! grep -q '^CT-TRIGGER' "$CT_DIR/results.log"; then
+		echo "guest never reached the trigger"
+		return 1
+	fi
+	if [ "${CT_SURVIVES:-0}" = 1 ]; then
+		grep -q '^CT-SURVIVED' "$CT_DIR/results.log" || {
+			echo "guest did not survive the crash (panic_on_oops=0)"
+			return 1
+		}
+	elif [ -n "$grc" ]; then
+		echo "guest did not crash (script exit $grc)"
+		return 1
+	fi
+	ct__check "$mode"
+}
+
+# ct__udp_quiet FILE: true once FILE stopped growing for 300 ms.
+ct__udp_quiet()
+{
+	local a b
+
+	a=$(stat -c %s "$1")
+	sleep 0.3
+	b=$(stat -c %s "$1")
+	[ "$a" = "$b" ]
+}
+
+ct__wait_dumps()
+{
+	# Dumps are stored when complete or when reassembly times out.
+	gh_wait_for 15 ct__have_dump
+}
+
+ct__have_dump()
+{
+	[ "$(gh_cli list --json 2>/dev/null | python3 -c \
+		'import json,sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0)" -ge 1 ]
+}
+
+ct__check()
+{
+	local mode=$1 lmode=${CT_LOG_MODE:-panic}
+
+	case $mode in
+	netconsole|netconsole-ext)
+		gh_udp_payloads "$CT_DIR/received.udp" --text > "$CT_DIR/received.txt"
+		echo "received: $(gh_udp_payloads "$CT_DIR/received.udp") (datagrams bytes)"
+		python3 "$GH_ROOT/tests/guest/verify_log.py" --serial "$CT_DIR/serial.log" \
+			--mode "$lmode" "$CT_DIR/received.txt"
+		;;
+	netoops)
+		ct_check_netoops
+		;;
+	esac
+}
+
+# ct_check_netoops: dumps in the store vs. the guest's serial log and
+# identity (results.log "ID key=value" lines).
+ct_check_netoops()
+{
+	local n=0 id
+
+	gh_cli list --json > "$CT_DIR/list.json" 2>"$CT_DIR/cli.err" || {
+		echo "netoops list failed: $(cat "$CT_DIR/cli.err")"
+		return 1
+	}
+	for id in $(python3 -c 'import json,sys
+for d in json.load(open(sys.argv[1])): print(d["id"])' "$CT_DIR/list.json"); do
+		gh_cli show --json "$id" > "$CT_DIR/dump-$id.json" || return 1
+		n=$((n + 1))
+	done
+	python3 "$GH_ROOT/tests/guest/verify_dump.py" \
+		--results "$CT_DIR/results.log" --serial "$CT_DIR/serial.log" \
+		--mode "${CT_LOG_MODE:-panic}" \
+		${CT_EXPECT_DUMPS:+--dumps "$CT_EXPECT_DUMPS"} \
+		${CT_EXPECT_REASON:+--reason "$CT_EXPECT_REASON"} \
+		${CT_EXPECT_REGS:+--regs "$CT_EXPECT_REGS"} \
+		${CT_SURVIVES:+--pstore} \
+		"$CT_DIR"/dump-*.json
+}
+
+# ct_report NAME STATUS-CMD...: run a check function, record its result.
+ct_report()
+{
+	local name=$1 out rc=0
+
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	echo "$out" | sed 's/^/    # /'
+	if [ $rc = 0 ]; then
+		gh_record "$name" pass
+	else
+		gh_record "$name" fail "evidence: ${CT_DIR:-$GH_OUT}"
+	fi
+	return $rc
+}
