@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netoops CLI: verbs dispatched from a table (netoops.c), each in its own
+ * function.  A verb returns the process exit status: 0 ok, 1 failure, 2 bad
+ * usage.
+ */
+#ifndef NETOOPS_CLI_H
+#define NETOOPS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "store/store.h"
+
+struct cli {
+	const char *db;			/* --db */
+	const char *metrics_file;	/* --metrics-file */
+	bool json;			/* --json */
+};
+
+int cmd_list(struct cli *c, int argc, char **argv);
+int cmd_show(struct cli *c, int argc, char **argv);
+int cmd_buckets(struct cli *c, int argc, char **argv);
+int cmd_export(struct cli *c, int argc, char **argv);
+int cmd_stats(struct cli *c, int argc, char **argv);
+int cmd_import_log(struct cli *c, int argc, char **argv);
+int cmd_decode(struct cli *c, int argc, char **argv);
+
+/* output.c */
+json_t *dump_to_json(const struct nstore_dump *d, bool with_log);
+void dump_print_text(FILE *f, const struct nstore_dump *d);
+void dump_print_line(FILE *f, const struct nstore_dump *d);
+void dump_print_header(FILE *f);
+void format_ms(int64_t ms, char *buf, size_t len);
+int print_json(json_t *j, bool pretty);	/* steals the reference */
+
+/* netoops.c */
+int open_store(struct cli *c, struct nstore **ret);
+int parse_time_ms(const char *s, int64_t *ret);
+
+/* cmd_query.c: whole file (or stdin for "-") into memory */
+int read_file(const char *path, char **ret, size_t *ret_len);
+
+#endif /* NETOOPS_CLI_H */

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops CLI verbs over the store: list, show, buckets, export, stats,
+ * import-log.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <zlib.h>
+
+#include <linux/netoops.h>
+
+#include "cli.h"
+#include "store/record.h"
+
+enum { F_HOST = 256, F_KERNEL, F_REASON, F_SINCE, F_UNTIL, F_BUCKET,
+       F_COMPLETE, F_PARTIAL, F_LIMIT, F_JSON, F_HELP };
+
+static const struct option filter_opts[] = {
+	{ "host", required_argument, NULL, F_HOST },
+	{ "kernel", required_argument, NULL, F_KERNEL },
+	{ "reason", required_argument, NULL, F_REASON },
+	{ "since", required_argument, NULL, F_SINCE },
+	{ "until", required_argument, NULL, F_UNTIL },
+	{ "bucket", required_argument, NULL, F_BUCKET },
+	{ "complete", no_argument, NULL, F_COMPLETE },
+	{ "partial", no_argument, NULL, F_PARTIAL },
+	{ "limit", required_argument, NULL, F_LIMIT },
+	{ "json", no_argument, NULL, F_JSON },
+	{ "help", no_argument, NULL, F_HELP },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Return: 0, or the exit status (2) for a bad option. */
+static int parse_filter(struct cli *c, int argc, char **argv,
+			struct nstore_filter *f, const char *verb)
+{
+	char *end;
+	int o;
+
+	nstore_filter_init(f);
+	while ((o = getopt_long(argc, argv, "", filter_opts, NULL)) != -1) {
+		switch (o) {
+		case F_HOST:
+			f->host = optarg;
+			break;
+		case F_KERNEL:
+			f->kernel = optarg;
+			break;
+		case F_REASON:
+			f->reason = nstore_reason_parse(optarg);
+			if (f->reason < 0)
+				goto bad;
+			break;
+		case F_SINCE:
+			if (parse_time_ms(optarg, &f->since_ms) < 0)
+				goto bad;
+			break;
+		case F_UNTIL:
+			if (parse_time_ms(optarg, &f->until_ms) < 0)
+				goto bad;
+			break;
+		case F_BUCKET:
+			f->bucket = optarg;
+			break;
+		case F_COMPLETE:
+			f->complete = 1;
+			break;
+		case F_PARTIAL:
+			f->complete = 0;
+			break;
+		case F_LIMIT:
+			f->limit = strtol(optarg, &end, 10);
+			if (*end || f->limit <= 0)
+				goto bad;
+			break;
+		case F_JSON:
+			c->json = true;
+			break;
+		case F_HELP:
+			printf("Usage: netoops %s [--host H] [--kernel R]"
+			       " [--reason R] [--since T] [--until T]\n"
+			       "       [--bucket B] [--complete|--partial]"
+			       " [--limit N] [--json]\n", verb);
+			return 3;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "netoops %s: unexpected argument '%s'\n", verb,
+			argv[optind]);
+		return 2;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "netoops %s: bad value '%s'\n", verb, optarg);
+	return 2;
+}
+
+struct list_ctx {
+	struct cli *c;
+	json_t *arr;
+	long n;
+};
+
+static int list_cb(const struct nstore_dump *d, void *arg)
+{
+	struct list_ctx *x = arg;
+
+	if (x->arr)
+		json_array_append_new(x->arr, dump_to_json(d, true));
+	else
+		dump_print_line(stdout, d);
+	x->n++;
+	return 0;
+}
+
+int cmd_list(struct cli *c, int argc, char **argv)
+{
+	struct list_ctx x = { .c = c };
+	struct nstore_filter f;
+	struct nstore *st;
+	int r;
+
+	r = parse_filter(c, argc, argv, &f, "list");
+	if (r)
+		return r == 3 ? 0 : r;
+	if (open_store(c, &st) < 0)
+		return 1;
+	if (c->json)
+		x.arr = json_array();
+	else
+		dump_print_header(stdout);
+	r = nstore_list(st, &f, c->json ? NSTORE_WITH_LOG : 0, list_cb, &x);
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops list: %s\n", strerror(-r));
+		json_decref(x.arr);
+		return 1;
+	}
+	if (x.arr)
+		print_json(x.arr, true);
+	return 0;
+}
+
+static int export_cb(const struct nstore_dump *d, void *arg)
+{
+	(void)arg;
+	return print_json(dump_to_json(d, true), false) < 0 ? -EIO : 0;
+}
+
+int cmd_export(struct cli *c, int argc, char **argv)
+{
+	struct nstore_filter f;
+	struct nstore *st;
+	int r;
+
+	r = parse_filter(c, argc, argv, &f, "export");
+	if (r)
+		return r == 3 ? 0 : r;
+	if (open_store(c, &st) < 0)
+		return 1;
+	/* JSON Lines is the only export format: --json is implied. */
+	r = nstore_list(st, &f, NSTORE_WITH_LOG, export_cb, NULL);
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops export: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_show(struct cli *c, int argc, char **argv)
+{
+	struct nstore_dump *d;
+	struct nstore *st;
+	long long id = -1;
+	char *end;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			c->json = true;
+		} else if (id < 0) {
+			id = strtoll(argv[i], &end, 10);
+			if (*end || id < 0)
+				id = -2;
+		} else {
+			id = -2;
+		}
+	}
+	if (id < 0) {
+		fprintf(stderr, "Usage: netoops show ID [--json]\n");
+		return 2;
+	}
+	if (open_store(c, &st) < 0)
+		return 1;
+	r = nstore_get(st, id, &d);
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops show: dump %lld: %s\n", id,
+			r == -ENOENT ? "no such dump" : strerror(-r));
+		return 1;
+	}
+	if (c->json)
+		print_json(dump_to_json(d, true), true);
+	else
+		dump_print_text(stdout, d);
+	nstore_dump_free(d);
+	return 0;
+}
+
+struct bucket_ctx {
+	json_t *arr;
+};
+
+static int bucket_cb(const struct nstore_bucket *b, void *arg)
+{
+	struct bucket_ctx *x = arg;
+	char first[32], last[32];
+
+	format_ms(b->first_ms, first, sizeof(first));
+	format_ms(b->last_ms, last, sizeof(last));
+	if (x->arr) {
+		json_t *o = json_object(), *k = json_array();
+		const char *p = b->kernels;
+
+		json_object_set_new(o, "bucket", json_string(b->sig_hash));
+		json_object_set_new(o, "title", b->sig_title ?
+				    json_string(b->sig_title) : json_null());
+		json_object_set_new(o, "count", json_integer(b->count));
+		json_object_set_new(o, "hosts", json_integer(b->hosts));
+		while (p && *p) {
+			const char *comma = strchr(p, ',');
+			size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+			json_array_append_new(k, json_stringn(p, n));
+			p += n + !!comma;
+		}
+		json_object_set_new(o, "kernels", k);
+		json_object_set_new(o, "first_seen_ms",
+				    json_integer(b->first_ms));
+		json_object_set_new(o, "last_seen_ms", json_integer(b->last_ms));
+		json_object_set_new(o, "first_seen", json_string(first));
+		json_object_set_new(o, "last_seen", json_string(last));
+		json_object_set_new(o, "example_id",
+				    json_integer(b->example_id));
+		json_array_append_new(x->arr, o);
+		return 0;
+	}
+	printf("%6ld  %5ld  %-19s  %-19s  %-16s  %s\n", b->count, b->hosts,
+	       first, last, b->sig_hash, b->sig_title ?: "-");
+	printf("%6s  %5s  kernels: %s; e.g. `netoops show %lld`\n", "", "",
+	       b->kernels ?: "?", (long long)b->example_id);
+	return 0;
+}
+
+int cmd_buckets(struct cli *c, int argc, char **argv)
+{
+	struct bucket_ctx x = { NULL };
+	struct nstore_filter f;
+	struct nstore *st;
+	int r;
+
+	r = parse_filter(c, argc, argv, &f, "buckets");
+	if (r)
+		return r == 3 ? 0 : r;
+	if (open_store(c, &st) < 0)
+		return 1;
+	if (c->json)
+		x.arr = json_array();
+	else
+		printf("%6s  %5s  %-19s  %-19s  %-16s  %s\n", "COUNT", "HOSTS",
+		       "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "BUCKET",
+		       "TITLE");
+	r = nstore_buckets(st, &f, bucket_cb, &x);
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops buckets: %s\n", strerror(-r));
+		json_decref(x.arr);
+		return 1;
+	}
+	if (x.arr)
+		print_json(x.arr, true);
+	return 0;
+}
+
+/* Prometheus text lines "name{labels} value" -> object. */
+static json_t *read_metrics(const char *path, bool echo)
+{
+	char line[512], name[384];
+	double v;
+	json_t *o;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	o = json_object();
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (echo)
+			fputs(line, stdout);
+		if (sscanf(line, "%383s %lf", name, &v) == 2)
+			json_object_set_new(o, name, json_real(v));
+	}
+	fclose(f);
+	return o;
+}
+
+int cmd_stats(struct cli *c, int argc, char **argv)
+{
+	struct nstore_stats s;
+	struct nstore *st;
+	json_t *o, *m = NULL;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			c->json = true;
+		} else {
+			fprintf(stderr, "Usage: netoops [--metrics-file PATH]"
+				" stats [--json]\n");
+			return 2;
+		}
+	}
+	if (open_store(c, &st) < 0)
+		return 1;
+	r = nstore_stats(st, &s);
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops stats: %s\n", strerror(-r));
+		return 1;
+	}
+	if (!c->json) {
+		printf("store %s\n  dumps %ld (%ld complete, %ld partial)\n"
+		       "  buckets %ld, hosts %ld\n  log bytes %lld, file"
+		       " bytes %lld\n", c->db, s.dumps, s.complete, s.partial,
+		       s.buckets, s.hosts, (long long)s.log_bytes,
+		       (long long)s.file_bytes);
+	}
+	if (c->metrics_file) {
+		if (!c->json)
+			printf("daemon counters (%s):\n", c->metrics_file);
+		m = read_metrics(c->metrics_file, !c->json);
+		if (!m)
+			fprintf(stderr, "netoops stats: cannot read %s: %m\n",
+				c->metrics_file);
+	}
+	if (c->json) {
+		o = json_object();
+		json_object_set_new(o, "dumps", json_integer(s.dumps));
+		json_object_set_new(o, "complete", json_integer(s.complete));
+		json_object_set_new(o, "partial", json_integer(s.partial));
+		json_object_set_new(o, "buckets", json_integer(s.buckets));
+		json_object_set_new(o, "hosts", json_integer(s.hosts));
+		json_object_set_new(o, "log_bytes", json_integer(s.log_bytes));
+		json_object_set_new(o, "file_bytes",
+				    json_integer(s.file_bytes));
+		json_object_set_new(o, "daemon", m ? m : json_null());
+		print_json(o, true);
+	} else {
+		json_decref(m);
+	}
+	return c->metrics_file && !m ? 1 : 0;
+}
+
+static int read_all(const char *path, char **ret, size_t *ret_len)
+{
+	size_t cap = 65536, len = 0, n;
+	char *buf = malloc(cap), *nb;
+	FILE *f;
+
+	if (!buf)
+		return -ENOMEM;
+	f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	if (!f) {
+		free(buf);
+		return -errno;
+	}
+	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			if (cap >= NETOOPS_INFLATE_MAX * 4) {
+				n = 0;
+				errno = EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				errno = ENOMEM;
+				n = 0;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f) || len == cap) {
+		int e = errno ? errno : EIO;
+
+		if (f != stdin)
+			fclose(f);
+		free(buf);
+		return -e;
+	}
+	if (f != stdin)
+		fclose(f);
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int read_file(const char *path, char **ret, size_t *ret_len)
+{
+	return read_all(path, ret, ret_len);
+}
+
+/*
+ * import-log: a plain log becomes a complete dump.  The boot_id is derived
+ * from the content so importing the same file twice stores it once.
+ */
+int cmd_import_log(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *host = NULL, *kernel = NULL;
+	int reason = NETOOPS_REASON_OOPS, o, i, r, status = 0;
+	struct nstore *st;
+	struct timeval tv;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'H':
+			host = optarg;
+			break;
+		case 'k':
+			kernel = optarg;
+			break;
+		case 'r':
+			reason = nstore_reason_parse(optarg);
+			if (reason < 0) {
+				fprintf(stderr, "netoops import-log: bad reason"
+					" '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "Usage: netoops import-log [--host H]"
+			" [--kernel R] [--reason R] FILE...\n");
+		return 2;
+	}
+	r = nstore_open(c->db, 0, &st);
+	if (r < 0) {
+		fprintf(stderr, "netoops: cannot open store %s: %s\n", c->db,
+			strerror(-r));
+		return 1;
+	}
+	for (i = optind; i < argc; i++) {
+		struct nstore_dump *d = nstore_dump_new();
+		const char *base = strrchr(argv[i], '/');
+		uLong h1, h2;
+		size_t dups = 0;
+
+		if (!d) {
+			status = 1;
+			break;
+		}
+		r = read_all(argv[i], &d->log, &d->log_len);
+		if (r < 0) {
+			fprintf(stderr, "netoops import-log: %s: %s\n", argv[i],
+				strerror(-r));
+			nstore_dump_free(d);
+			status = 1;
+			continue;
+		}
+		h1 = crc32(0, (const Bytef *)d->log, d->log_len);
+		h2 = adler32(1, (const Bytef *)d->log, d->log_len);
+		memcpy(d->boot_id, "import:", 7);
+		memcpy(d->boot_id + 8, &h1, 4);
+		memcpy(d->boot_id + 12, &h2, 4);
+		d->dump_id = d->log_len;
+		d->hostname = strdup(host ? host : base ? base + 1 : argv[i]);
+		d->release = kernel ? strdup(kernel) : NULL;
+		d->reason = reason;
+		d->complete = true;
+		d->pkt_count = d->pkt_received = 1;
+		d->payload_total = d->log_len;
+		d->src = strdup("import");
+		gettimeofday(&tv, NULL);
+		d->received_ms = d->stored_ms = tv.tv_sec * 1000LL +
+						 tv.tv_usec / 1000;
+		r = nstore_record_sign(d);
+		if (!r)
+			r = nstore_put(st, &d, 1, &dups);
+		if (r < 0) {
+			fprintf(stderr, "netoops import-log: %s: %s\n", argv[i],
+				strerror(-r));
+			status = 1;
+		} else if (!c->json) {
+			printf("%s: %s #%lld %s [%s]\n", argv[i],
+			       dups ? "already stored" : "stored",
+			       (long long)d->id, d->sig_title ?: "-",
+			       d->sig_hash ?: "-");
+		} else {
+			json_t *j = json_object();
+
+			json_object_set_new(j, "file", json_string(argv[i]));
+			json_object_set_new(j, "id", json_integer(d->id));
+			json_object_set_new(j, "duplicate", json_boolean(dups));
+			json_object_set_new(j, "bucket",
+					    json_string(d->sig_hash ?: ""));
+			json_object_set_new(j, "title",
+					    json_string(d->sig_title ?: ""));
+			print_json(j, false);
+		}
+		nstore_dump_free(d);
+	}
+	nstore_close(st);
+	return status;
+}

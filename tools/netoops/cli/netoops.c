@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops: query the crash store that netoopsd fills, and decode captures.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define DEFAULT_DB "/var/lib/netoops/netoops.db"
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct cli *c, int argc, char **argv);
+	const char *args;
+	const char *help;
+};
+
+static const struct cmd cmds[] = {
+	{ "list", cmd_list,
+	  "[--host H] [--kernel R] [--reason R] [--since T] [--until T]\n"
+	  "                 [--bucket B] [--complete|--partial] [--limit N]",
+	  "list dumps (--json: an array of full records, log included)" },
+	{ "show", cmd_show, "ID",
+	  "one dump: header, registers, user fields, log with gaps marked" },
+	{ "buckets", cmd_buckets, "[same filters as list]",
+	  "dumps grouped by crash signature, biggest first" },
+	{ "export", cmd_export, "[same filters as list]",
+	  "every dump as JSON Lines (one object per line)" },
+	{ "stats", cmd_stats, "",
+	  "store figures and the daemon's counters (--metrics-file)" },
+	{ "decode", cmd_decode, "[--packets] FILE|-",
+	  "decode raw datagrams (concatenated) or a pcap, no store" },
+	{ "import-log", cmd_import_log,
+	  "[--host H] [--kernel R] [--reason R] FILE...",
+	  "store plain-text logs as complete dumps (tests, corpora)" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static void usage(FILE *f)
+{
+	const struct cmd *c;
+
+	fprintf(f,
+"Usage: netoops [--db PATH] [--json] [--metrics-file PATH] VERB [ARGS]\n"
+"\n"
+"  --db PATH            crash store (default $NETOOPS_DB, else\n"
+"                       " DEFAULT_DB ")\n"
+"  --json               JSON output (jansson)\n"
+"  --metrics-file PATH  netoopsd --metrics-file, for `stats`\n"
+"\n"
+"Verbs:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-11s %s\n              %s\n", c->name, c->args,
+			c->help);
+	fprintf(f,
+"\n"
+"Times (--since, --until): unix seconds, \"YYYY-MM-DD[ HH:MM[:SS]]\" (UTC)\n"
+"or a relative \"-2h\", \"-30m\", \"-7d\".  Reasons: panic, oops, emergency,\n"
+"restart, halt, poweroff, soft.  --bucket takes a signature hash or a\n"
+"prefix of it.  Exit status: 0 ok, 1 error, 2 usage.\n");
+}
+
+int open_store(struct cli *c, struct nstore **ret)
+{
+	int r = nstore_open(c->db, NSTORE_RDONLY, ret);
+
+	if (r < 0)
+		fprintf(stderr, "netoops: cannot open store %s: %s\n", c->db,
+			r == -ENOENT ? "no such database (has netoopsd run?)" :
+				       strerror(-r));
+	return r;
+}
+
+int parse_time_ms(const char *s, int64_t *ret)
+{
+	struct tm tm;
+	char *end;
+	long long v;
+
+	if (s[0] == '-' && s[1]) {
+		long long mult;
+
+		v = strtoll(s + 1, &end, 10);
+		switch (*end) {
+		case 's': mult = 1; break;
+		case 'm': mult = 60; break;
+		case 'h': mult = 3600; break;
+		case 'd': mult = 86400; break;
+		default: return -EINVAL;
+		}
+		if (end[1] || v < 0)
+			return -EINVAL;
+		*ret = ((int64_t)time(NULL) - v * mult) * 1000;
+		return 0;
+	}
+	v = strtoll(s, &end, 10);
+	if (!*end && end != s) {
+		*ret = v * 1000;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (!end)
+		return -EINVAL;
+	if (*end) {
+		const char *t = end + (*end == ' ' || *end == 'T');
+
+		end = strptime(t, "%H:%M:%S", &tm);
+		if (!end)
+			end = strptime(t, "%H:%M", &tm);
+		if (!end || (*end && strcmp(end, "Z")))
+			return -EINVAL;
+	}
+	*ret = (int64_t)timegm(&tm) * 1000;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "metrics-file", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cli c = { 0 };
+	const struct cmd *cmd;
+	int o;
+
+	c.db = getenv("NETOOPS_DB");
+	if (!c.db || !*c.db)
+		c.db = DEFAULT_DB;
+	/* '+': stop at the verb; the verb parses its own options. */
+	while ((o = getopt_long(argc, argv, "+d:jm:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'd':
+			c.db = optarg;
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'm':
+			c.metrics_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (cmd = cmds; cmd->name; cmd++) {
+		if (!strcmp(cmd->name, argv[optind])) {
+			argc -= optind;
+			argv += optind;
+			optind = 0;	/* reset getopt for the verb */
+			return cmd->fn(&c, argc, argv);
+		}
+	}
+	if (!strcmp(argv[optind], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "netoops: unknown verb '%s' (try --help)\n",
+		argv[optind]);
+	return 2;
+}

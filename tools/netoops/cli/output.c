@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops CLI: how a dump looks, as text and as JSON.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/netoops.h>
+
+#include "cli.h"
+
+void format_ms(int64_t ms, char *buf, size_t len)
+{
+	time_t t = ms / 1000;
+	struct tm tm;
+
+	if (!ms || !gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static void format_iso(int64_t ms, char *buf, size_t len)
+{
+	time_t t = ms / 1000;
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03dZ", (int)(ms % 1000 + 1000) % 1000);
+}
+
+int print_json(json_t *j, bool pretty)
+{
+	int r;
+
+	if (!j)
+		return -1;
+	r = json_dumpf(j, stdout, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
+					 : JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(j);
+	return r;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Strings from the network need not be UTF-8: jansson refuses those. */
+static json_t *text_json(const char *s, size_t len)
+{
+	json_t *j = json_stringn(s, len);
+	char *copy;
+	size_t i;
+
+	if (j)
+		return j;
+	copy = malloc(len + 1);
+	if (!copy)
+		return json_null();
+	for (i = 0; i < len; i++)
+		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	j = json_stringn(copy, len);
+	free(copy);
+	return j ? j : json_null();
+}
+
+json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
+{
+	json_t *o = json_object(), *a, *u, *r;
+	char boot[33], buf[64];
+	uint64_t missing = 0;
+	size_t i;
+
+	nstore_boot_id_hex(d->boot_id, boot);
+	json_object_set_new(o, "id", json_integer(d->id));
+	json_object_set_new(o, "boot_id", json_string(boot));
+	json_object_set_new(o, "dump_id", json_integer((json_int_t)d->dump_id));
+	json_object_set_new(o, "host", str_or_null(d->hostname));
+	json_object_set_new(o, "hostname", str_or_null(d->hostname));
+	json_object_set_new(o, "release", str_or_null(d->release));
+	json_object_set_new(o, "version", str_or_null(d->version));
+	json_object_set_new(o, "arch", str_or_null(d->arch));
+	json_object_set_new(o, "reason",
+			    json_string(nstore_reason_name(d->reason)));
+	json_object_set_new(o, "reason_code", json_integer(d->reason));
+	json_object_set_new(o, "oops_count", json_integer(d->oops_count));
+	json_object_set_new(o, "part", json_integer(d->part));
+	json_object_set_new(o, "cpu", json_integer(d->cpu));
+	if (d->have_time) {
+		format_iso(d->wall_sec * 1000 + d->wall_nsec / 1000000, buf,
+			   sizeof(buf));
+		json_object_set_new(o, "crash_time", json_string(buf));
+		json_object_set_new(o, "wall_sec", json_integer(d->wall_sec));
+		json_object_set_new(o, "wall_nsec", json_integer(d->wall_nsec));
+		json_object_set_new(o, "uptime_ns",
+				    json_integer((json_int_t)d->uptime_ns));
+	}
+	if (d->have_taint)
+		json_object_set_new(o, "taint",
+				    json_integer((json_int_t)d->taint));
+	json_object_set_new(o, "cpu_desc", str_or_null(d->cpu_desc));
+	json_object_set_new(o, "complete", json_boolean(d->complete));
+	json_object_set_new(o, "pkt_count", json_integer(d->pkt_count));
+	json_object_set_new(o, "pkt_received", json_integer(d->pkt_received));
+	json_object_set_new(o, "compression",
+			    json_string(d->compression ==
+					NETOOPS_COMPRESS_DEFLATE ? "deflate" :
+					"none"));
+	json_object_set_new(o, "payload_total", json_integer(d->payload_total));
+	a = json_array();
+	for (i = 0; i < d->nr_gaps; i++) {
+		json_t *g = json_object();
+
+		json_object_set_new(g, "off",
+				    json_integer((json_int_t)d->gaps[i].off));
+		json_object_set_new(g, "len",
+				    json_integer((json_int_t)d->gaps[i].len));
+		json_array_append_new(a, g);
+		missing += d->gaps[i].len;
+	}
+	json_object_set_new(o, "gaps", a);
+	json_object_set_new(o, "missing_bytes", json_integer(missing));
+	json_object_set_new(o, "src", str_or_null(d->src));
+	format_iso(d->received_ms, buf, sizeof(buf));
+	json_object_set_new(o, "received", json_string(buf));
+	json_object_set_new(o, "received_ms", json_integer(d->received_ms));
+	json_object_set_new(o, "bucket", str_or_null(d->sig_hash));
+	json_object_set_new(o, "title", str_or_null(d->sig_title));
+	a = json_array();
+	if (d->sig_frames && *d->sig_frames) {
+		const char *p = d->sig_frames, *nl;
+
+		for (;;) {
+			nl = strchr(p, '\n');
+			json_array_append_new(a, json_stringn(p, nl ? (size_t)
+							      (nl - p) :
+							      strlen(p)));
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	json_object_set_new(o, "frames", a);
+	u = json_object();
+	for (i = 0; i < d->nr_user; i++)
+		json_object_set_new(u, d->user[i].key,
+				    text_json(d->user[i].value,
+					      strlen(d->user[i].value)));
+	json_object_set_new(o, "user", u);
+	r = json_object();
+	for (i = 0; i < d->nr_regs; i++) {
+		const char *name = nstore_reg_name(d->regs_arch, i);
+		char nb[16];
+
+		if (!name) {
+			snprintf(nb, sizeof(nb), "reg%zu", i);
+			name = nb;
+		}
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, d->regs[i]);
+		json_object_set_new(r, name, json_string(buf));
+	}
+	json_object_set_new(o, "regs", r);
+	json_object_set_new(o, "log_len", json_integer(d->log_len));
+	if (with_log && d->log) {
+		char *text;
+		size_t len;
+
+		if (!nstore_render_log(d, &text, &len)) {
+			json_object_set_new(o, "log", text_json(text, len));
+			free(text);
+		}
+	}
+	return o;
+}
+
+void dump_print_header(FILE *f)
+{
+	fprintf(f, "%6s  %-19s  %-16s  %-22s  %-8s  %-8s  %s\n", "ID",
+		"RECEIVED (UTC)", "HOST", "KERNEL", "REASON", "STATE", "TITLE");
+}
+
+void dump_print_line(FILE *f, const struct nstore_dump *d)
+{
+	char t[32];
+
+	format_ms(d->received_ms, t, sizeof(t));
+	fprintf(f, "%6lld  %-19s  %-16.16s  %-22.22s  %-8s  %-8s  %s\n",
+		(long long)d->id, t, d->hostname ?: "?", d->release ?: "?",
+		nstore_reason_name(d->reason),
+		d->complete ? "complete" : "partial",
+		d->sig_title ?: "");
+}
+
+static void print_regs(FILE *f, const struct nstore_dump *d)
+{
+	size_t i;
+	int col = 0;
+
+	fprintf(f, "Registers (%s, %s):\n",
+		d->regs_arch == NETOOPS_ARCH_X86_64 ? "x86_64" :
+		d->regs_arch == NETOOPS_ARCH_ARM64 ? "arm64" : "unknown arch",
+		d->regs_context == NETOOPS_REGS_OOPS ? "oops context" :
+		d->regs_context == NETOOPS_REGS_DUMPER ? "dumper context" :
+		"unknown context");
+	for (i = 0; i < d->nr_regs; i++) {
+		const char *name = nstore_reg_name(d->regs_arch, i);
+		char nb[16];
+
+		if (!name) {
+			snprintf(nb, sizeof(nb), "reg%zu", i);
+			name = nb;
+		}
+		fprintf(f, "  %8s: %016" PRIx64, name, d->regs[i]);
+		if (++col == 3) {
+			fputc('\n', f);
+			col = 0;
+		}
+	}
+	if (col)
+		fputc('\n', f);
+}
+
+void dump_print_text(FILE *f, const struct nstore_dump *d)
+{
+	char boot[33], t[32];
+	uint64_t missing = 0;
+	size_t i, len;
+	char *text;
+
+	nstore_boot_id_hex(d->boot_id, boot);
+	format_ms(d->received_ms, t, sizeof(t));
+	fprintf(f, "Dump %lld\n", (long long)d->id);
+	fprintf(f, "  boot_id:   %s\n  dump_id:   %llu\n", boot,
+		(unsigned long long)d->dump_id);
+	fprintf(f, "  host:      %s\n", d->hostname ?: "?");
+	fprintf(f, "  kernel:    %s %s %s\n", d->release ?: "?",
+		d->version ?: "", d->arch ?: "");
+	fprintf(f, "  reason:    %s (oops count %u, part %u, cpu %u)\n",
+		nstore_reason_name(d->reason), d->oops_count, d->part, d->cpu);
+	if (d->have_time) {
+		format_ms(d->wall_sec * 1000, t, sizeof(t));
+		fprintf(f, "  crashed:   %s.%09u UTC, uptime %.3f s\n", t,
+			d->wall_nsec, d->uptime_ns / 1e9);
+	}
+	format_ms(d->received_ms, t, sizeof(t));
+	fprintf(f, "  received:  %s UTC from %s\n", t, d->src ?: "?");
+	if (d->have_taint)
+		fprintf(f, "  taint:     0x%llx\n",
+			(unsigned long long)d->taint);
+	if (d->cpu_desc)
+		fprintf(f, "  cpu:       %s\n", d->cpu_desc);
+	for (i = 0; i < d->nr_gaps; i++)
+		missing += d->gaps[i].len;
+	fprintf(f, "  state:     %s, %u of %u packets, %zu gap(s), %llu bytes"
+		" missing\n", d->complete ? "complete" : "PARTIAL",
+		d->pkt_received, d->pkt_count, d->nr_gaps,
+		(unsigned long long)missing);
+	fprintf(f, "  payload:   %u bytes %s, log %zu bytes\n",
+		d->payload_total,
+		d->compression == NETOOPS_COMPRESS_DEFLATE ? "deflate" : "plain",
+		d->log_len);
+	fprintf(f, "  title:     %s\n", d->sig_title ?: "-");
+	fprintf(f, "  bucket:    %s\n", d->sig_hash ?: "-");
+	if (d->sig_frames && *d->sig_frames) {
+		const char *p = d->sig_frames;
+
+		fprintf(f, "  frames:    ");
+		for (; *p; p++)
+			fputs(*p == '\n' ? ", " : (char[]){ *p, 0 }, f);
+		fputc('\n', f);
+	}
+	if (d->nr_user) {
+		fprintf(f, "User fields:\n");
+		for (i = 0; i < d->nr_user; i++)
+			fprintf(f, "  %s = %s\n", d->user[i].key,
+				d->user[i].value);
+	}
+	if (d->nr_regs)
+		print_regs(f, d);
+	if (d->log && !nstore_render_log(d, &text, &len)) {
+		fprintf(f, "Log:\n");
+		fwrite(text, 1, len, f);
+		if (len && text[len - 1] != '\n')
+			fputc('\n', f);
+		free(text);
+	}
+}

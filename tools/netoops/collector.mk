@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Collector: the netoopsd daemon, the netoops CLI and the store they share,
+# their tests (cmocka, ASan+UBSan) and the storm benchmark programs.
+#
+#   build/netoopsd  build/netoops        the programs
+#   build/bench/storm_gen                benchmark traffic generator
+#   build/bench/storm_sink               count-only recvmmsg() sink
+#
+# Checks: collector-unit (store, record and config suites),
+# collector-e2e (netoopsd on loopback fed by real encoded dumps, verified
+# through the CLI).
+
+COLL_STORE := store/store.c store/store_sqlite.c store/record.c sig/signature.c
+# The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
+# program.
+COLL_D := netoopsd-obj/config.c netoopsd-obj/listener.c netoopsd-obj/worker.c \
+	  netoopsd-obj/metrics.c
+COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
+COLL_LIBS := -lsqlite3 -ljansson -lz -lpthread
+COLL_D_LIBS := -lmicrohttpd
+COLL_CLI_LIBS := -lpcap
+
+build/netoopsd: $(COLL_STORE:%.c=build/%.o) $(COLL_D:%.c=build/%.o) \
+		build/netoopsd-obj/main.o build/libnetoops.a
+	$(CC) $(CFLAGS_OPT) -o $@ $^ $(COLL_D_LIBS) $(COLL_LIBS)
+build/netoops: $(COLL_STORE:%.c=build/%.o) $(COLL_CLI:%.c=build/%.o) \
+	       build/libnetoops.a
+	$(CC) $(CFLAGS_OPT) -o $@ $^ $(COLL_CLI_LIBS) $(COLL_LIBS)
+
+# Sanitized programs for the end-to-end test.
+build-san/netoopsd: $(COLL_STORE:%.c=build-san/%.o) \
+		    $(COLL_D:%.c=build-san/%.o) build-san/netoopsd-obj/main.o \
+		    build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ $(COLL_D_LIBS) $(COLL_LIBS)
+build-san/netoops: $(COLL_STORE:%.c=build-san/%.o) \
+		   $(COLL_CLI:%.c=build-san/%.o) build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ $(COLL_CLI_LIBS) $(COLL_LIBS)
+
+build/netoopsd-obj/%.o: netoopsd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_OPT) -MMD -MP -c $< -o $@
+build-san/netoopsd-obj/%.o: netoopsd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) -MMD -MP -c $< -o $@
+
+# Benchmark programs live in bench/storm/ at the top of the tree.
+build/bench/%.o: $(TOP)/bench/storm/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_OPT) -MMD -MP -c $< -o $@
+build/bench/storm_gen: build/bench/storm_gen.o build/libnetoops.a
+	$(CC) $(CFLAGS_OPT) -o $@ $^ -lz -lpthread
+build/bench/storm_sink: build/bench/storm_sink.o
+	$(CC) $(CFLAGS_OPT) -o $@ $^
+
+BINS += build/netoopsd build/netoops build/bench/storm_gen build/bench/storm_sink
+
+# Tests.
+COLL_TESTS := test_store test_record
+COLL_TEST_BINS := $(COLL_TESTS:%=build-san/tests-collector/%)
+
+build-san/tests-collector/test_store: build-san/tests-collector/test_store.o \
+		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
+build-san/tests-collector/test_record: build-san/tests-collector/test_record.o \
+		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
+build-san/tests-collector/test_e2e: build-san/tests-collector/test_e2e.o \
+		build-san/tests-collector/e2e_util.o \
+		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
+
+.PHONY: collector-unit collector-e2e
+collector-unit: $(COLL_TEST_BINS)
+	@set -e; for t in $(COLL_TEST_BINS); do echo "== $$t"; $$t; done
+
+collector-e2e: build-san/tests-collector/test_e2e build-san/netoopsd \
+	       build-san/netoops
+	@echo "== $<"
+	NETOOPSD=build-san/netoopsd NETOOPS_CLI=build-san/netoops $<
+
+CHECKS += collector-unit collector-e2e

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoopsd options: command line flags and a config file of the same names
+ * ("name = value" lines, '#' comments).  Flags given after --config override
+ * the file, flags before it are overridden by it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "netoopsd.h"
+
+enum {
+	OPT_PORT = 'p', OPT_LISTEN = 'l', OPT_DB = 'd', OPT_CONFIG = 'c',
+	OPT_WORKERS = 'w', OPT_VERBOSE = 'v', OPT_HELP = 'h',
+	OPT_LISTENERS = 256, OPT_ARCHIVE, OPT_METRICS_LISTEN,
+	OPT_METRICS_FILE, OPT_METRICS_INTERVAL, OPT_READY_FILE, OPT_RCVBUF,
+	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_QUEUE_BYTES, OPT_STORE_QUEUE,
+	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
+	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY,
+};
+
+static const struct option longopts[] = {
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "listeners", required_argument, NULL, OPT_LISTENERS },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
+	{ "ready-file", required_argument, NULL, OPT_READY_FILE },
+	{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+	{ "max-packet", required_argument, NULL, OPT_MAX_PACKET },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "sync", required_argument, NULL, OPT_SYNC },
+	{ "queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES },
+	{ "store-queue", required_argument, NULL, OPT_STORE_QUEUE },
+	{ "source-key", required_argument, NULL, OPT_SOURCE_KEY },
+	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-packets-per-dump", required_argument, NULL, OPT_MAX_PKTS },
+	{ "max-bytes-per-dump", required_argument, NULL, OPT_MAX_DUMP_BYTES },
+	{ "max-dumps-per-source", required_argument, NULL, OPT_MAX_PER_SOURCE },
+	{ "max-open-dumps", required_argument, NULL, OPT_MAX_DUMPS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 }
+};
+
+void usage(FILE *f)
+{
+	fputs(
+"Usage: netoopsd [OPTION]...\n"
+"Receive netoops crash dumps over UDP, reassemble them and store them.\n"
+"\n"
+"  -p, --port N               UDP port (default 6667; 0 = any free port,\n"
+"                             printed and written to --ready-file)\n"
+"  -l, --listen ADDR          address to bind, repeatable (default :: and\n"
+"                             0.0.0.0; an IPv6 socket is v6-only)\n"
+"      --listeners N          sockets per address, SO_REUSEPORT (default 1)\n"
+"  -w, --workers N            reassembly threads (default 2)\n"
+"  -d, --db PATH              SQLite database (default\n"
+"                             /var/lib/netoops/netoops.db)\n"
+"      --archive FILE         append every valid datagram to FILE (readable\n"
+"                             by `netoops decode`)\n"
+"      --metrics-listen A:P   serve Prometheus metrics at http://A:P/metrics\n"
+"                             (P may be 0: bound port goes to --ready-file)\n"
+"      --metrics-file PATH    write the metrics to PATH every interval and\n"
+"                             at exit\n"
+"      --metrics-interval S   seconds between metrics file writes (default 5)\n"
+"      --ready-file PATH      written (atomically) once all sockets are bound:\n"
+"                             \"port=N\\nmetrics_port=M\\npid=P\\n\"\n"
+"      --rcvbuf BYTES         socket receive buffer (SO_RCVBUFFORCE as root)\n"
+"      --max-packet BYTES     largest datagram accepted (default 65535)\n"
+"      --batch N              most dumps per store transaction (default 256)\n"
+"      --sync full|normal     SQLite synchronous mode (default full)\n"
+"      --queue-bytes BYTES    most bytes queued to one worker (default 64M)\n"
+"      --store-queue N        most records waiting for the store (default 1024)\n"
+"      --source-key boot|addr|addrport\n"
+"                             what counts as one source for the per-source\n"
+"                             limit (default boot: the sender's boot_id)\n"
+"      --timeout-ms MS        a dump with no new packet for MS is stored as\n"
+"                             partial (default 10000)\n"
+"      --max-packets-per-dump N   (default 4096)\n"
+"      --max-bytes-per-dump BYTES (default 1M)\n"
+"      --max-dumps-per-source N   open dumps per source (default 8)\n"
+"      --max-open-dumps N     open dumps in all (default 1024 per worker)\n"
+"      --max-memory BYTES     reassembly memory in all, split between\n"
+"                             workers (default 64M per worker)\n"
+"  -c, --config FILE          read \"option = value\" lines (long names)\n"
+"  -v, --verbose              log every stored dump\n"
+"  -h, --help                 this text\n"
+"\n"
+"Sizes take K, M, G suffixes.  SIGTERM or SIGINT: stop receiving, store\n"
+"every dump still open as partial, commit, write metrics, exit 0.\n", f);
+}
+
+void config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->port = NETOOPS_DEFAULT_PORT;
+	c->listeners = 1;
+	c->workers = 2;
+	c->metrics_interval = 5;
+	c->max_packet = 65535;
+	c->batch = 256;
+	c->queue_bytes = 64ull << 20;
+	c->store_queue = 1024;
+	c->src_key = SRC_KEY_BOOT;
+}
+
+void config_free(struct config *c)
+{
+	int i;
+
+	for (i = 0; i < c->nr_listen; i++)
+		free(c->listen[i]);
+	free(c->db);
+	free(c->archive);
+	free(c->metrics_listen);
+	free(c->metrics_file);
+	free(c->ready_file);
+}
+
+static int parse_size(const char *s, uint64_t max, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10; end++; break;
+	case 'm': case 'M':
+		v <<= 20; end++; break;
+	case 'g': case 'G':
+		v <<= 30; end++; break;
+	}
+	if (*end || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *n = strdup(v);
+
+	if (!n)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static int config_file(struct config *c, const char *path);
+
+/* Applies one option; the same code serves flags and the config file. */
+static int apply(struct config *c, int opt, const char *v)
+{
+	uint64_t n;
+	int r = 0;
+
+#define NUM(max) do { r = parse_size(v, (max), &n); if (r < 0) return r; } while (0)
+	switch (opt) {
+	case OPT_PORT:
+		NUM(65535);
+		c->port = n;
+		break;
+	case OPT_LISTEN:
+		if (c->nr_listen >= MAX_LISTEN_ADDRS)
+			return -E2BIG;
+		c->listen[c->nr_listen] = strdup(v);
+		if (!c->listen[c->nr_listen])
+			return -ENOMEM;
+		c->nr_listen++;
+		break;
+	case OPT_LISTENERS:
+		NUM(16);
+		if (!n)
+			return -EINVAL;
+		c->listeners = n;
+		break;
+	case OPT_WORKERS:
+		NUM(MAX_WORKERS);
+		if (!n)
+			return -EINVAL;
+		c->workers = n;
+		break;
+	case OPT_DB:
+		return set_str(&c->db, v);
+	case OPT_ARCHIVE:
+		return set_str(&c->archive, v);
+	case OPT_METRICS_LISTEN:
+		return set_str(&c->metrics_listen, v);
+	case OPT_METRICS_FILE:
+		return set_str(&c->metrics_file, v);
+	case OPT_METRICS_INTERVAL:
+		NUM(3600);
+		if (!n)
+			return -EINVAL;
+		c->metrics_interval = n;
+		break;
+	case OPT_READY_FILE:
+		return set_str(&c->ready_file, v);
+	case OPT_RCVBUF:
+		NUM(INT_MAX);
+		c->rcvbuf = n;
+		break;
+	case OPT_MAX_PACKET:
+		NUM(65535);
+		if (n < NETOOPS_HDR_LEN_V1)
+			return -EINVAL;
+		c->max_packet = n;
+		break;
+	case OPT_BATCH:
+		NUM(100000);
+		if (!n)
+			return -EINVAL;
+		c->batch = n;
+		break;
+	case OPT_SYNC:
+		if (!strcmp(v, "full"))
+			c->sync_normal = false;
+		else if (!strcmp(v, "normal"))
+			c->sync_normal = true;
+		else
+			return -EINVAL;
+		break;
+	case OPT_QUEUE_BYTES:
+		NUM(1ull << 40);
+		if (n < 65536)
+			return -EINVAL;
+		c->queue_bytes = n;
+		break;
+	case OPT_STORE_QUEUE:
+		NUM(1000000);
+		if (!n)
+			return -EINVAL;
+		c->store_queue = n;
+		break;
+	case OPT_SOURCE_KEY:
+		if (!strcmp(v, "boot"))
+			c->src_key = SRC_KEY_BOOT;
+		else if (!strcmp(v, "addr"))
+			c->src_key = SRC_KEY_ADDR;
+		else if (!strcmp(v, "addrport"))
+			c->src_key = SRC_KEY_ADDRPORT;
+		else
+			return -EINVAL;
+		break;
+	case OPT_TIMEOUT:
+		NUM(86400000);
+		if (!n)
+			return -EINVAL;
+		c->limits.timeout_ms = n;
+		break;
+	case OPT_MAX_PKTS:
+		NUM(65535);
+		c->limits.max_pkts_per_dump = n;
+		break;
+	case OPT_MAX_DUMP_BYTES:
+		NUM(UINT32_MAX);
+		c->limits.max_bytes_per_dump = n;
+		break;
+	case OPT_MAX_PER_SOURCE:
+		NUM(UINT32_MAX);
+		c->limits.max_dumps_per_source = n;
+		break;
+	case OPT_MAX_DUMPS:
+		NUM(UINT32_MAX);
+		c->limits.max_dumps = n;
+		break;
+	case OPT_MAX_MEMORY:
+		NUM(1ull << 40);
+		c->limits.max_bytes_total = n;	/* split in main() */
+		break;
+	case OPT_CONFIG:
+		return config_file(c, v);
+	case OPT_VERBOSE:
+		c->verbose++;
+		break;
+	default:
+		return -EINVAL;
+	}
+#undef NUM
+	return r;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
+			 e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static int config_file(struct config *c, const char *path)
+{
+	char line[1024], *k, *v, *eq;
+	const struct option *o;
+	int lineno = 0, r = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "netoopsd: cannot open config %s: %m\n", path);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		k = trim(line);
+		if (!*k || *k == '#')
+			continue;
+		eq = strchr(k, '=');
+		v = eq ? trim(eq + 1) : (char *)"";
+		if (eq)
+			*eq = 0;
+		k = trim(k);
+		for (o = longopts; o->name; o++)
+			if (!strcmp(o->name, k))
+				break;
+		if (!o->name || o->val == OPT_CONFIG || o->val == OPT_HELP) {
+			fprintf(stderr, "netoopsd: %s:%d: unknown option '%s'\n",
+				path, lineno, k);
+			r = -EINVAL;
+			break;
+		}
+		if ((o->has_arg == required_argument) != !!eq) {
+			fprintf(stderr, "netoopsd: %s:%d: '%s' %s a value\n",
+				path, lineno, k,
+				eq ? "does not take" : "needs");
+			r = -EINVAL;
+			break;
+		}
+		r = apply(c, o->val, v);
+		if (r < 0) {
+			fprintf(stderr, "netoopsd: %s:%d: bad value for %s: %s\n",
+				path, lineno, k, v);
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Return: 0 to run, 1 after --help, negative errno on a bad option. */
+int config_parse_args(struct config *c, int argc, char **argv)
+{
+	int opt, r;
+
+	while ((opt = getopt_long(argc, argv, "p:l:d:c:w:vh", longopts,
+				  NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (opt == '?')
+			return -EINVAL;
+		r = apply(c, opt, optarg);
+		if (r < 0) {
+			const struct option *o = longopts;
+
+			while (o->name && o->val != opt)
+				o++;
+			if (opt != OPT_CONFIG)
+				fprintf(stderr, "netoopsd: bad value for --%s: %s\n",
+					o->name ? o->name : "?", optarg);
+			return r;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "netoopsd: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}

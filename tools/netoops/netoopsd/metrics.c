@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoopsd counters in the Prometheus text exposition format, served over
+ * HTTP (libmicrohttpd) and written to a file.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "netoopsd.h"
+
+extern const uint64_t store_lat_bounds[8];
+
+#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < o->cap - o->len) {
+			o->len += n;
+			return;
+		}
+		o->cap = o->cap * 2 + n + 1;
+		o->buf = realloc(o->buf, o->cap);
+		if (!o->buf) {
+			o->oom = true;
+			return;
+		}
+	}
+}
+
+static void metric(struct out *o, const char *name, const char *type,
+		   const char *help, uint64_t v)
+{
+	put(o, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type,
+	    name, (unsigned long long)v);
+}
+
+static const char *drop_name(int reason)
+{
+	if (reason == DROP_OVERSIZED)
+		return "oversized";
+	return netoops_err_str(reason);
+}
+
+char *metrics_render(struct daemon *d, size_t *ret_len)
+{
+	struct out o = { .cap = 8192 };
+	uint64_t pk = 0, by = 0, ovf = 0, kd = 0, proc = 0, acc = 0, dup = 0;
+	uint64_t comp = 0, part = 0, perr = 0, open = 0, buf = 0, qb = 0;
+	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum;
+	int i, k;
+
+	o.buf = malloc(o.cap);
+	if (!o.buf)
+		return NULL;
+	for (i = 0; i < d->nr_listeners; i++) {
+		struct listener_stats *s = &d->listeners[i].st;
+
+		pk += LOAD(s->packets);
+		by += LOAD(s->bytes);
+		ovf += LOAD(s->oversized);
+		kd += LOAD(s->kernel_drops);
+	}
+	drops[DROP_OVERSIZED] = ovf;
+	for (i = 0; i < d->cfg.workers; i++) {
+		struct worker_stats *s = &d->workers[i].st;
+
+		proc += LOAD(s->packets);
+		acc += LOAD(s->accepted);
+		dup += LOAD(s->duplicates);
+		comp += LOAD(s->dumps_complete);
+		part += LOAD(s->dumps_partial);
+		perr += LOAD(s->payload_errors);
+		open += LOAD(s->open_dumps);
+		buf += LOAD(s->bytes_buffered);
+		qb += LOAD(s->queue_bytes);
+		for (k = 1; k < NETOOPS_ERR__MAX; k++)
+			drops[k] += LOAD(s->dropped[k]);
+	}
+	metric(&o, "netoops_packets_received_total", "counter",
+	       "Datagrams received by the listeners.", pk);
+	metric(&o, "netoops_bytes_received_total", "counter",
+	       "UDP payload bytes received.", by);
+	metric(&o, "netoops_packets_processed_total", "counter",
+	       "Datagrams the workers decoded (or refused).", proc);
+	metric(&o, "netoops_packets_accepted_total", "counter",
+	       "Datagrams that brought new data to a dump.", acc);
+	metric(&o, "netoops_packets_duplicate_total", "counter",
+	       "Identical datagrams received again and discarded.", dup);
+	put(&o, "# HELP netoops_packets_dropped_total Datagrams dropped, by"
+	    " reason.\n# TYPE netoops_packets_dropped_total counter\n");
+	for (k = 1; k < DROP__MAX; k++)
+		put(&o, "netoops_packets_dropped_total{reason=\"%s\"} %llu\n",
+		    drop_name(k), (unsigned long long)drops[k]);
+	metric(&o, "netoops_kernel_drops_total", "counter",
+	       "Datagrams the kernel dropped for a full socket buffer.", kd);
+	put(&o, "# HELP netoops_dumps_total Dumps finished, complete or"
+	    " partial (timed out or flushed at exit).\n"
+	    "# TYPE netoops_dumps_total counter\n"
+	    "netoops_dumps_total{state=\"complete\"} %llu\n"
+	    "netoops_dumps_total{state=\"partial\"} %llu\n",
+	    (unsigned long long)comp, (unsigned long long)part);
+	metric(&o, "netoops_dumps_payload_errors_total", "counter",
+	       "Complete dumps whose payload did not decompress.", perr);
+	metric(&o, "netoops_dumps_stored_total", "counter",
+	       "Dumps committed to the store.", LOAD(d->sst.stored));
+	metric(&o, "netoops_dumps_store_duplicates_total", "counter",
+	       "Dumps already stored at least as complete.",
+	       LOAD(d->sst.duplicates));
+	metric(&o, "netoops_dumps_lost_total", "counter",
+	       "Dumps a store or conversion failure lost.", LOAD(d->sst.lost));
+	metric(&o, "netoops_store_errors_total", "counter",
+	       "Failed store transactions.", LOAD(d->sst.errors));
+	cnt = LOAD(d->sst.batches);
+	sum = LOAD(d->sst.latency_us_sum);
+	put(&o, "# HELP netoops_store_latency_seconds Time of one store"
+	    " transaction (a batch of dumps).\n"
+	    "# TYPE netoops_store_latency_seconds histogram\n");
+	for (k = 0; k < 8; k++)
+		put(&o, "netoops_store_latency_seconds_bucket{le=\"%g\"} %llu\n",
+		    store_lat_bounds[k] / 1e6,
+		    (unsigned long long)LOAD(d->sst.lat_bucket[k]));
+	put(&o, "netoops_store_latency_seconds_bucket{le=\"+Inf\"} %llu\n"
+	    "netoops_store_latency_seconds_sum %.6f\n"
+	    "netoops_store_latency_seconds_count %llu\n",
+	    (unsigned long long)cnt, sum / 1e6, (unsigned long long)cnt);
+	put(&o, "# HELP netoops_store_latency_max_seconds Longest store"
+	    " transaction.\n# TYPE netoops_store_latency_max_seconds gauge\n"
+	    "netoops_store_latency_max_seconds %.6f\n",
+	    LOAD(d->sst.latency_us_max) / 1e6);
+	metric(&o, "netoops_store_last_commit_ms", "gauge",
+	       "Unix time (ms) of the last successful commit.",
+	       LOAD(d->sst.last_commit_ms));
+	metric(&o, "netoops_store_queue", "gauge",
+	       "Dumps waiting for the store.", LOAD(d->sst.queued));
+	metric(&o, "netoops_open_dumps", "gauge",
+	       "Dumps being reassembled.", open);
+	metric(&o, "netoops_reassembly_bytes", "gauge",
+	       "Bytes accounted to open dumps.", buf);
+	metric(&o, "netoops_worker_queue_bytes", "gauge",
+	       "Bytes queued from listeners to workers.", qb);
+	metric(&o, "netoops_start_time_ms", "gauge",
+	       "Unix time (ms) netoopsd started.", d->start_ms);
+	if (o.oom)
+		return NULL;
+	*ret_len = o.len;
+	return o.buf;
+}
+
+int metrics_write_file(struct daemon *d)
+{
+	char tmp[4096];
+	size_t len;
+	char *text;
+	int fd, r = 0;
+
+	if (!d->cfg.metrics_file)
+		return 0;
+	text = metrics_render(d, &len);
+	if (!text)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.metrics_file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
+		r = -errno;
+	} else if (rename(tmp, d->cfg.metrics_file) < 0) {
+		r = -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	return r;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *data,
+			      size_t *data_size, void **con_cls)
+{
+	struct daemon *d = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	unsigned int status = MHD_HTTP_OK;
+	size_t len;
+	char *text;
+
+	(void)version;
+	(void)data;
+	(void)data_size;
+	(void)con_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		static char msg[] = "method not allowed\n";
+
+		resp = MHD_create_response_from_buffer(sizeof(msg) - 1, msg,
+						       MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (strcmp(url, "/metrics") && strcmp(url, "/")) {
+		static char msg[] = "not found: try /metrics\n";
+
+		resp = MHD_create_response_from_buffer(sizeof(msg) - 1, msg,
+						       MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_NOT_FOUND;
+	} else {
+		text = metrics_render(d, &len);
+		if (!text)
+			return MHD_NO;
+		resp = MHD_create_response_from_buffer(len, text,
+						       MHD_RESPMEM_MUST_FREE);
+		if (resp)
+			MHD_add_response_header(resp, "Content-Type",
+				"text/plain; version=0.0.4; charset=utf-8");
+	}
+	if (!resp)
+		return MHD_NO;
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int metrics_http_start(struct daemon *d)
+{
+	struct sockaddr_storage ss;
+	char host[128], *colon;
+	const char *spec = d->cfg.metrics_listen;
+	const union MHD_DaemonInfo *info;
+	struct MHD_Daemon *h;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
+	long port;
+
+	if (!spec)
+		return 0;
+	snprintf(host, sizeof(host), "%s", spec);
+	colon = strrchr(host, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = 0;
+	port = strtol(colon + 1, NULL, 10);
+	if (port < 0 || port > 65535)
+		return -EINVAL;
+	memset(&ss, 0, sizeof(ss));
+	if (host[0] == '[') {
+		struct sockaddr_in6 *s6 = (void *)&ss;
+
+		host[strlen(host) - 1] = 0;
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (void *)&ss;
+
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return -EINVAL;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+	}
+	h = MHD_start_daemon(flags, port, NULL, NULL, handle, d,
+			     MHD_OPTION_SOCK_ADDR, &ss,
+			     MHD_OPTION_CONNECTION_LIMIT, 16,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 10,
+			     MHD_OPTION_END);
+	if (!h)
+		return -EADDRNOTAVAIL;
+	info = MHD_get_daemon_info(h, MHD_DAEMON_INFO_BIND_PORT);
+	d->metrics_port = info ? info->port : port;
+	d->http = h;
+	return 0;
+}
+
+void metrics_http_stop(struct daemon *d)
+{
+	if (d->http)
+		MHD_stop_daemon(d->http);
+	d->http = NULL;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netoopsd internals.
+ *
+ * Threads and what they own:
+ *
+ *   listener x L*A   one UDP socket each (SO_REUSEPORT, one group per
+ *                    listen address); recvmmsg() batches; each datagram is
+ *                    copied and queued to the worker its boot_id hashes to,
+ *                    so all packets of one dump meet in one reassembler
+ *                    whatever source port NAT gives them.
+ *   worker x W       owns one reassembler (decoder library); decodes,
+ *                    verifies, reassembles, expires, inflates, computes the
+ *                    signature and queues finished records to the store.
+ *   store x 1        owns the store; takes every record queued so far (up
+ *                    to --batch) and commits them in one transaction.
+ *   main             signals (sigwait), metrics file, HTTP (libmicrohttpd
+ *                    runs its own thread).
+ *
+ * Counters are per thread (no sharing on the hot path), read with relaxed
+ * atomics by whoever renders the metrics.
+ */
+#ifndef NETOOPSD_H
+#define NETOOPSD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "netoops_decode.h"
+#include "store/record.h"
+#include "store/store.h"
+
+#define MAX_LISTEN_ADDRS	8
+#define MAX_LISTENERS		64
+#define MAX_WORKERS		64
+
+enum src_key_mode {
+	SRC_KEY_BOOT,		/* the boot_id: survives NAT port changes */
+	SRC_KEY_ADDR,		/* source address without the port */
+	SRC_KEY_ADDRPORT,	/* source address and port */
+};
+
+struct config {
+	char *listen[MAX_LISTEN_ADDRS];	/* addresses to bind */
+	int nr_listen;
+	int port;			/* UDP port, 0 = any (printed) */
+	int listeners;			/* sockets per address (REUSEPORT) */
+	int workers;
+	char *db;			/* store location */
+	char *archive;			/* raw packet archive, or NULL */
+	char *metrics_listen;		/* "ADDR:PORT" for HTTP, or NULL */
+	char *metrics_file;		/* Prometheus text file, or NULL */
+	int metrics_interval;		/* seconds between metrics file writes */
+	char *ready_file;		/* written once every socket is bound */
+	int rcvbuf;			/* SO_RCVBUF(FORCE) bytes, 0 = default */
+	int max_packet;			/* largest datagram accepted */
+	int batch;			/* most dumps per store transaction */
+	bool sync_normal;		/* SQLite synchronous=NORMAL */
+	uint64_t queue_bytes;		/* most bytes queued to one worker */
+	int store_queue;		/* most records queued to the store */
+	enum src_key_mode src_key;
+	struct netoops_reasm_limits limits;	/* per worker */
+	int verbose;
+};
+
+/* One packet handed from a listener to a worker. */
+struct pkt {
+	struct pkt *next;
+	uint64_t recv_ms;		/* monotonic */
+	struct sockaddr_storage src;
+	socklen_t srclen;
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct pktq {
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty;	/* worker waits */
+	pthread_cond_t room;		/* listeners wait (back-pressure) */
+	struct pkt *head, *tail;
+	uint64_t bytes;			/* queued, protected by lock */
+	bool closed;			/* no more packets will come */
+};
+
+/* Reasons a datagram is dropped beyond the decoder's enum netoops_err. */
+enum {
+	DROP_OVERSIZED = NETOOPS_ERR__MAX,	/* longer than --max-packet */
+	DROP__MAX
+};
+
+struct listener_stats {
+	_Atomic uint64_t packets;
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t oversized;
+	_Atomic uint64_t kernel_drops;		/* SO_RXQ_OVFL, last seen */
+	_Atomic uint64_t batches;
+};
+
+struct worker_stats {
+	_Atomic uint64_t packets;
+	_Atomic uint64_t accepted;
+	_Atomic uint64_t duplicates;
+	_Atomic uint64_t dropped[DROP__MAX];	/* by reason */
+	_Atomic uint64_t dumps_complete;
+	_Atomic uint64_t dumps_partial;
+	_Atomic uint64_t payload_errors;	/* complete but not inflatable */
+	_Atomic uint64_t open_dumps;		/* gauge */
+	_Atomic uint64_t bytes_buffered;	/* gauge */
+	_Atomic uint64_t queue_bytes;		/* gauge */
+};
+
+struct store_stats {
+	_Atomic uint64_t stored;		/* dumps written (new or better) */
+	_Atomic uint64_t duplicates;		/* already stored as good */
+	_Atomic uint64_t errors;		/* failed transactions */
+	_Atomic uint64_t lost;			/* dumps a failure lost */
+	_Atomic uint64_t batches;
+	_Atomic uint64_t latency_us_sum;	/* per transaction */
+	_Atomic uint64_t latency_us_max;
+	_Atomic uint64_t last_commit_ms;	/* unix ms */
+	_Atomic uint64_t queued;		/* gauge */
+	_Atomic uint64_t lat_bucket[8];		/* histogram, see metrics.c */
+};
+
+struct listener {
+	struct daemon *d;
+	int fd;
+	int family;
+	pthread_t thread;
+	struct listener_stats st;
+};
+
+struct worker {
+	struct daemon *d;
+	int idx;
+	pthread_t thread;
+	struct pktq q;
+	struct netoops_reasm *reasm;
+	struct worker_stats st;
+};
+
+/* Records waiting for the store thread. */
+struct recq {
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty;
+	pthread_cond_t room;
+	struct nstore_dump **items;
+	size_t cap, head, len;
+	bool closed;
+};
+
+struct daemon {
+	struct config cfg;
+	atomic_bool stop;		/* listeners: drain and exit */
+	struct listener listeners[MAX_LISTENERS];
+	int nr_listeners;
+	int port;			/* bound UDP port */
+	int metrics_port;		/* bound HTTP port, 0 if none */
+	struct worker workers[MAX_WORKERS];
+	struct recq rq;
+	struct nstore *store;
+	pthread_t store_thread;
+	struct store_stats sst;
+	pthread_mutex_t archive_lock;	/* serializes archive writes */
+	FILE *archive;
+	uint64_t start_ms;		/* unix ms */
+	void *http;			/* struct MHD_Daemon */
+};
+
+/* util */
+uint64_t mono_ms(void);
+uint64_t wall_ms(void);
+
+/* config.c */
+void config_defaults(struct config *c);
+int config_parse_args(struct config *c, int argc, char **argv);
+void config_free(struct config *c);
+void usage(FILE *f);
+
+/* listener.c */
+int listeners_open(struct daemon *d);
+int listeners_start(struct daemon *d);
+void listeners_join(struct daemon *d);
+
+/* worker.c */
+int workers_start(struct daemon *d);
+void workers_stop(struct daemon *d);
+int store_start(struct daemon *d);
+void store_stop(struct daemon *d);
+void pktq_push_list(struct daemon *d, struct worker *w, struct pkt *head,
+		    struct pkt *tail, uint64_t bytes);
+
+/* metrics.c */
+char *metrics_render(struct daemon *d, size_t *ret_len);
+int metrics_write_file(struct daemon *d);
+int metrics_http_start(struct daemon *d);
+void metrics_http_stop(struct daemon *d);
+
+#endif /* NETOOPSD_H */

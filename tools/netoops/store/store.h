@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netoops collector store: where reassembled dumps are kept.
+ *
+ * A small interface (struct nstore_ops) with one implementation today,
+ * SQLite (store_sqlite.c).  A PostgreSQL implementation for fleets that
+ * outgrow one machine only has to fill in the same table of operations;
+ * nstore_open() picks the implementation from the location string
+ * ("sqlite:PATH" or a plain path; "postgresql://..." would be the next one).
+ *
+ * Rules: every function returns 0 or a negative errno and never logs.  One
+ * struct nstore is used by one thread at a time (the daemon has a single
+ * store thread; the CLI is single-threaded).  Destructors accept NULL.
+ */
+#ifndef NETOOPS_STORE_H
+#define NETOOPS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct nstore_gap - bytes of a dump's log that never arrived
+ * @off:	position in the stored log text where the missing bytes belong
+ * @len:	number of missing bytes, or 0 when unknown (the rest of a
+ *		compressed payload after a hole cannot be decompressed, and its
+ *		decompressed length may not be known)
+ */
+struct nstore_gap {
+	uint64_t off;
+	uint64_t len;
+};
+
+/** struct nstore_kv - one user field ("key" = "value") */
+struct nstore_kv {
+	char *key;
+	char *value;
+};
+
+/**
+ * struct nstore_dump - one crash dump as stored
+ *
+ * Strings are NUL-terminated and owned by the record (nstore_dump_free()
+ * frees them).  A NULL string means "not sent".
+ */
+struct nstore_dump {
+	int64_t id;			/* row id, set by put/get */
+	uint8_t boot_id[16];		/* sender's boot */
+	uint64_t dump_id;		/* dump within the boot */
+	char *hostname;			/* utsname nodename */
+	char *release;			/* uname -r */
+	char *version;			/* uname -v */
+	char *arch;			/* uname -m */
+	uint32_t reason;		/* NETOOPS_REASON_* */
+	uint32_t oops_count;		/* pstore record count */
+	uint32_t part;			/* pstore record part */
+	uint32_t cpu;			/* dumping CPU */
+	bool have_time;			/* wall_* / uptime_ns valid */
+	int64_t wall_sec;		/* crash time, CLOCK_REALTIME */
+	uint32_t wall_nsec;
+	uint64_t uptime_ns;		/* CLOCK_MONOTONIC at the crash */
+	bool have_taint;
+	uint64_t taint;			/* taint flag bits */
+	char *cpu_desc;			/* "GenuineIntel 6/85/7 ucode 0x..." */
+	uint16_t regs_arch;		/* NETOOPS_ARCH_*, 0 = no registers */
+	uint8_t regs_context;		/* NETOOPS_REGS_* */
+	uint16_t nr_regs;
+	uint64_t *regs;			/* nr_regs values, wire order */
+	size_t nr_user;
+	struct nstore_kv *user;		/* user fields, in arrival order */
+	bool complete;			/* every packet arrived */
+	uint32_t pkt_count;		/* packets of the dump */
+	uint32_t pkt_received;		/* distinct packets that arrived */
+	uint32_t compression;		/* NETOOPS_COMPRESS_* as sent */
+	uint32_t payload_total;		/* payload bytes as sent */
+	size_t nr_gaps;
+	struct nstore_gap *gaps;	/* sorted by off */
+	char *log;			/* log text as received (no NUL needed) */
+	size_t log_len;
+	char *src;			/* "addr:port" of the first packet */
+	int64_t received_ms;		/* unix ms when the first packet came */
+	int64_t stored_ms;		/* unix ms when handed to the store */
+	char *sig_title;		/* crash title, NULL if none found */
+	char *sig_frames;		/* normalized top frames, '\n' separated */
+	char *sig_hash;			/* bucket key */
+};
+
+/** struct nstore_filter - what list/buckets/export select (0/NULL = any) */
+struct nstore_filter {
+	const char *host;
+	const char *kernel;		/* release, exact */
+	int reason;			/* NETOOPS_REASON_*, -1 = any */
+	int64_t since_ms;		/* received_ms >= since_ms */
+	int64_t until_ms;		/* received_ms < until_ms, 0 = no bound */
+	const char *bucket;		/* sig_hash, or a unique prefix of it */
+	int complete;			/* 1 complete, 0 partial, -1 any */
+	long limit;			/* 0 = no limit */
+};
+
+/** struct nstore_bucket - crashes grouped by signature */
+struct nstore_bucket {
+	const char *sig_hash;
+	const char *sig_title;
+	const char *sig_frames;
+	long count;			/* dumps in the bucket */
+	long hosts;			/* distinct hostnames */
+	const char *kernels;		/* distinct releases, ',' separated */
+	int64_t first_ms;		/* earliest received_ms */
+	int64_t last_ms;		/* latest received_ms */
+	int64_t example_id;		/* one dump of the bucket */
+};
+
+/** struct nstore_stats - store-wide figures */
+struct nstore_stats {
+	long dumps;
+	long complete;
+	long partial;
+	long buckets;
+	long hosts;
+	int64_t log_bytes;		/* sum of stored log lengths */
+	int64_t file_bytes;		/* size of the database, -1 if unknown */
+};
+
+struct nstore;
+
+/* Return non-zero from a callback to stop the iteration (returned as is). */
+typedef int (*nstore_dump_cb)(const struct nstore_dump *d, void *arg);
+typedef int (*nstore_bucket_cb)(const struct nstore_bucket *b, void *arg);
+
+/* nstore_open() flags */
+#define NSTORE_RDONLY		0x1	/* CLI readers */
+#define NSTORE_SYNC_NORMAL	0x2	/* durable on commit against crashes of
+					 * the process, not of the machine */
+
+/* nstore_list() flags */
+#define NSTORE_WITH_LOG		0x1	/* fill log/gaps (costs a read) */
+
+/**
+ * struct nstore_ops - what an implementation provides
+ *
+ * @put stores @n dumps in one transaction; a dump whose (boot_id, dump_id)
+ * is already stored replaces it only when it is more complete (a complete
+ * dump beats a partial one, a partial with more packets beats one with
+ * fewer); otherwise it is counted in *ret_dups.  d->id is set.
+ */
+struct nstore_ops {
+	const char *name;
+	int (*open)(const char *where, unsigned int flags, struct nstore **ret);
+	void (*close)(struct nstore *st);
+	int (*put)(struct nstore *st, struct nstore_dump *const *d, size_t n,
+		   size_t *ret_dups);
+	int (*get)(struct nstore *st, int64_t id, struct nstore_dump **ret);
+	int (*list)(struct nstore *st, const struct nstore_filter *f,
+		    unsigned int flags, nstore_dump_cb cb, void *arg);
+	int (*buckets)(struct nstore *st, const struct nstore_filter *f,
+		       nstore_bucket_cb cb, void *arg);
+	int (*stats)(struct nstore *st, struct nstore_stats *ret);
+};
+
+/* The generic part every implementation starts with. */
+struct nstore {
+	const struct nstore_ops *ops;
+};
+
+extern const struct nstore_ops nstore_sqlite_ops;
+
+int nstore_open(const char *where, unsigned int flags, struct nstore **ret);
+void nstore_close(struct nstore *st);
+
+static inline int nstore_put(struct nstore *st, struct nstore_dump *const *d,
+			     size_t n, size_t *ret_dups)
+{
+	return st->ops->put(st, d, n, ret_dups);
+}
+
+static inline int nstore_get(struct nstore *st, int64_t id,
+			     struct nstore_dump **ret)
+{
+	return st->ops->get(st, id, ret);
+}
+
+static inline int nstore_list(struct nstore *st, const struct nstore_filter *f,
+			      unsigned int flags, nstore_dump_cb cb, void *arg)
+{
+	return st->ops->list(st, f, flags, cb, arg);
+}
+
+static inline int nstore_buckets(struct nstore *st,
+				 const struct nstore_filter *f,
+				 nstore_bucket_cb cb, void *arg)
+{
+	return st->ops->buckets(st, f, cb, arg);
+}
+
+static inline int nstore_stats(struct nstore *st, struct nstore_stats *ret)
+{
+	return st->ops->stats(st, ret);
+}
+
+/* Record helpers (store.c). */
+void nstore_filter_init(struct nstore_filter *f);
+struct nstore_dump *nstore_dump_new(void);
+void nstore_dump_free(struct nstore_dump *d);
+int nstore_dump_add_user(struct nstore_dump *d, const char *key,
+			 size_t klen, const char *value, size_t vlen);
+int nstore_dump_add_gap(struct nstore_dump *d, uint64_t off, uint64_t len);
+const char *nstore_reason_name(uint32_t reason);
+int nstore_reason_parse(const char *s);
+void nstore_boot_id_hex(const uint8_t id[16], char ret[33]);
+int nstore_boot_id_parse(const char *s, uint8_t ret[16]);
+const char *nstore_reg_name(uint16_t arch, unsigned int idx);
+
+/**
+ * nstore_render_log() - the log text with each gap replaced by a marker
+ * @d:		dump with log and gaps
+ * @ret:	malloc'ed NUL-terminated text
+ * @ret_len:	its length (optional)
+ *
+ * A gap is shown as "[... N bytes missing ...]" or, when its length is not
+ * known, "[... rest of the log missing ...]".
+ */
+int nstore_render_log(const struct nstore_dump *d, char **ret,
+		      size_t *ret_len);
+
+#endif /* NETOOPS_STORE_H */

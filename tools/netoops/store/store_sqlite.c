@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops store in SQLite.
+ *
+ * One table, dumps, one row per (boot_id, dump_id).  The log is the last
+ * column so that listing rows never walks a log's overflow pages.  WAL mode:
+ * the CLI reads while the daemon writes; the daemon batches many dumps into
+ * one transaction (nstore_put() with n > 1).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define SCHEMA_VERSION 1
+
+struct sqlite_store {
+	struct nstore base;	/* must be first */
+	sqlite3 *db;
+	sqlite3_stmt *put;	/* the upsert, prepared once */
+	char *path;
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
+	"CREATE TABLE IF NOT EXISTS dumps("
+	" id INTEGER PRIMARY KEY,"
+	" boot_id TEXT NOT NULL, dump_id INTEGER NOT NULL,"
+	" hostname TEXT, release TEXT, version TEXT, arch TEXT,"
+	" reason INTEGER NOT NULL, oops_count INTEGER, part INTEGER,"
+	" cpu INTEGER, wall_sec INTEGER, wall_nsec INTEGER,"
+	" uptime_ns INTEGER, taint INTEGER, cpu_desc TEXT,"
+	" regs_arch INTEGER, regs_context INTEGER, regs BLOB, user TEXT,"
+	" complete INTEGER NOT NULL, pkt_count INTEGER, pkt_received INTEGER,"
+	" compression INTEGER, payload_total INTEGER, gaps TEXT,"
+	" src TEXT, received_ms INTEGER NOT NULL, stored_ms INTEGER,"
+	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT,"
+	" log_len INTEGER NOT NULL, log BLOB,"
+	" UNIQUE(boot_id, dump_id));"
+	"CREATE INDEX IF NOT EXISTS dumps_received ON dumps(received_ms);"
+	"CREATE INDEX IF NOT EXISTS dumps_sig ON dumps(sig_hash);"
+	"CREATE INDEX IF NOT EXISTS dumps_host ON dumps(hostname);"
+	"INSERT OR IGNORE INTO meta VALUES('schema_version', 1);";
+
+#define COLS \
+	"id, boot_id, dump_id, hostname, release, version, arch, reason," \
+	" oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint," \
+	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count," \
+	" pkt_received, compression, payload_total, gaps, src, received_ms," \
+	" stored_ms, sig_title, sig_frames, sig_hash, log_len"
+
+static const char put_sql[] =
+	"INSERT INTO dumps(boot_id, dump_id, hostname, release, version, arch,"
+	" reason, oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint,"
+	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count,"
+	" pkt_received, compression, payload_total, gaps, src, received_ms,"
+	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33)"
+	" ON CONFLICT(boot_id, dump_id) DO UPDATE SET"
+	" hostname=excluded.hostname, release=excluded.release,"
+	" version=excluded.version, arch=excluded.arch,"
+	" reason=excluded.reason, oops_count=excluded.oops_count,"
+	" part=excluded.part, cpu=excluded.cpu, wall_sec=excluded.wall_sec,"
+	" wall_nsec=excluded.wall_nsec, uptime_ns=excluded.uptime_ns,"
+	" taint=excluded.taint, cpu_desc=excluded.cpu_desc,"
+	" regs_arch=excluded.regs_arch, regs_context=excluded.regs_context,"
+	" regs=excluded.regs, user=excluded.user, complete=excluded.complete,"
+	" pkt_count=excluded.pkt_count, pkt_received=excluded.pkt_received,"
+	" compression=excluded.compression,"
+	" payload_total=excluded.payload_total, gaps=excluded.gaps,"
+	" src=excluded.src, stored_ms=excluded.stored_ms,"
+	" sig_title=excluded.sig_title, sig_frames=excluded.sig_frames,"
+	" sig_hash=excluded.sig_hash, log_len=excluded.log_len,"
+	" log=excluded.log"
+	" WHERE excluded.complete > dumps.complete OR"
+	" (excluded.complete = dumps.complete AND"
+	"  excluded.pkt_received > dumps.pkt_received)"
+	" RETURNING id";
+
+static int sq_err(int rc)
+{
+	switch (rc) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_CANTOPEN:
+		return -ENOENT;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return -EBADMSG;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+static void sqlite_close(struct nstore *base)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+
+	sqlite3_finalize(s->put);
+	sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+static int sqlite_open(const char *path, unsigned int flags,
+		       struct nstore **ret)
+{
+	struct sqlite_store *s;
+	int rc, oflags;
+	char sql[128];
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->base.ops = &nstore_sqlite_ops;
+	s->path = strdup(path);
+	if (!s->path) {
+		free(s);
+		return -ENOMEM;
+	}
+	oflags = SQLITE_OPEN_NOMUTEX;
+	oflags |= flags & NSTORE_RDONLY ? SQLITE_OPEN_READONLY :
+		  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(s->db, 5000);
+	if (!(flags & NSTORE_RDONLY)) {
+		snprintf(sql, sizeof(sql),
+			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
+			 flags & NSTORE_SYNC_NORMAL ? "NORMAL" : "FULL");
+		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			goto fail;
+		rc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			goto fail;
+		rc = sqlite3_prepare_v3(s->db, put_sql, -1,
+					SQLITE_PREPARE_PERSISTENT, &s->put,
+					NULL);
+		if (rc != SQLITE_OK)
+			goto fail;
+	} else {
+		/* A reader of a database nobody has created yet. */
+		rc = sqlite3_exec(s->db, "SELECT 1 FROM dumps LIMIT 0", NULL,
+				  NULL, NULL);
+		if (rc != SQLITE_OK) {
+			sqlite_close(&s->base);
+			return -ENOENT;
+		}
+	}
+	*ret = &s->base;
+	return 0;
+fail:
+	rc = sq_err(rc);
+	sqlite_close(&s->base);
+	return rc ? rc : -EIO;
+}
+
+static char *gaps_to_text(const struct nstore_dump *d)
+{
+	size_t cap = d->nr_gaps * 44 + 1, len = 0, i;
+	char *t = malloc(cap);
+
+	if (!t)
+		return NULL;
+	t[0] = 0;
+	for (i = 0; i < d->nr_gaps; i++)
+		len += snprintf(t + len, cap - len, "%s%llu+%llu",
+				i ? "," : "",
+				(unsigned long long)d->gaps[i].off,
+				(unsigned long long)d->gaps[i].len);
+	return t;
+}
+
+static int gaps_from_text(struct nstore_dump *d, const char *t)
+{
+	unsigned long long off, len;
+	int n, r;
+
+	while (t && *t) {
+		if (sscanf(t, "%llu+%llu%n", &off, &len, &n) != 2)
+			return -EBADMSG;
+		r = nstore_dump_add_gap(d, off, len);
+		if (r < 0)
+			return r;
+		t += n;
+		if (*t == ',')
+			t++;
+	}
+	return 0;
+}
+
+static char *user_to_json(const struct nstore_dump *d)
+{
+	json_t *o = json_object();
+	char *t;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < d->nr_user; i++)
+		json_object_set_new(o, d->user[i].key,
+				    json_string(d->user[i].value));
+	t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return t;
+}
+
+static int user_from_json(struct nstore_dump *d, const char *t)
+{
+	const char *k;
+	json_t *o, *v;
+	int r = 0;
+
+	if (!t || !*t)
+		return 0;
+	o = json_loads(t, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EBADMSG;
+	}
+	json_object_foreach(o, k, v) {
+		const char *s = json_string_value(v);
+
+		r = nstore_dump_add_user(d, k, strlen(k), s ? s : "",
+					 s ? strlen(s) : 0);
+		if (r < 0)
+			break;
+	}
+	json_decref(o);
+	return r;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
+{
+	sqlite3_stmt *st = s->put;
+	char boot[33], *gaps, *user;
+	uint8_t *regs = NULL;
+	unsigned int i, j;
+	int rc;
+
+	gaps = gaps_to_text(d);
+	user = user_to_json(d);
+	if (d->nr_regs) {
+		regs = malloc((size_t)d->nr_regs * 8);
+		if (regs)	/* little-endian on disk, as on the wire */
+			for (i = 0; i < d->nr_regs; i++)
+				for (j = 0; j < 8; j++)
+					regs[i * 8 + j] = d->regs[i] >> (8 * j);
+	}
+	if (!gaps || !user || (d->nr_regs && !regs)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	nstore_boot_id_hex(d->boot_id, boot);
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, boot, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)d->dump_id);
+	bind_text(st, 3, d->hostname);
+	bind_text(st, 4, d->release);
+	bind_text(st, 5, d->version);
+	bind_text(st, 6, d->arch);
+	sqlite3_bind_int64(st, 7, d->reason);
+	sqlite3_bind_int64(st, 8, d->oops_count);
+	sqlite3_bind_int64(st, 9, d->part);
+	sqlite3_bind_int64(st, 10, d->cpu);
+	if (d->have_time) {
+		sqlite3_bind_int64(st, 11, d->wall_sec);
+		sqlite3_bind_int64(st, 12, d->wall_nsec);
+		sqlite3_bind_int64(st, 13, (int64_t)d->uptime_ns);
+	} else {
+		sqlite3_bind_null(st, 11);
+		sqlite3_bind_null(st, 12);
+		sqlite3_bind_null(st, 13);
+	}
+	if (d->have_taint)
+		sqlite3_bind_int64(st, 14, (int64_t)d->taint);
+	else
+		sqlite3_bind_null(st, 14);
+	bind_text(st, 15, d->cpu_desc);
+	sqlite3_bind_int(st, 16, d->regs_arch);
+	sqlite3_bind_int(st, 17, d->regs_context);
+	if (regs)
+		sqlite3_bind_blob(st, 18, regs, d->nr_regs * 8, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 18);
+	sqlite3_bind_text(st, 19, user, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 20, d->complete);
+	sqlite3_bind_int64(st, 21, d->pkt_count);
+	sqlite3_bind_int64(st, 22, d->pkt_received);
+	sqlite3_bind_int64(st, 23, d->compression);
+	sqlite3_bind_int64(st, 24, d->payload_total);
+	sqlite3_bind_text(st, 25, gaps, -1, SQLITE_STATIC);
+	bind_text(st, 26, d->src);
+	sqlite3_bind_int64(st, 27, d->received_ms);
+	sqlite3_bind_int64(st, 28, d->stored_ms);
+	bind_text(st, 29, d->sig_title);
+	bind_text(st, 30, d->sig_frames);
+	bind_text(st, 31, d->sig_hash);
+	sqlite3_bind_int64(st, 32, (int64_t)d->log_len);
+	sqlite3_bind_blob64(st, 33, d->log ? d->log : "", d->log_len,
+			    SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		d->id = sqlite3_column_int64(st, 0);
+		*dup = false;
+		rc = sqlite3_step(st);
+	} else {
+		*dup = true;
+	}
+	rc = rc == SQLITE_DONE ? 0 : sq_err(rc);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+out:
+	free(regs);
+	free(gaps);
+	free(user);
+	return rc;
+}
+
+static int sqlite_put(struct nstore *base, struct nstore_dump *const *d,
+		      size_t n, size_t *ret_dups)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	size_t i, dups = 0;
+	bool dup;
+	int rc;
+
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	for (i = 0; i < n; i++) {
+		rc = put_one(s, d[i], &dup);
+		if (rc < 0) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		dups += dup;
+	}
+	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return sq_err(rc);
+	}
+	if (ret_dups)
+		*ret_dups = dups;
+	return 0;
+}
+
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+/* Fills @d from a row selected with COLS (and log as column 33 if @log). */
+static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
+{
+	const unsigned char *regs;
+	int r, i, j, n;
+
+	d->id = sqlite3_column_int64(st, 0);
+	if (nstore_boot_id_parse((const char *)sqlite3_column_text(st, 1),
+				 d->boot_id) < 0)
+		return -EBADMSG;
+	d->dump_id = sqlite3_column_int64(st, 2);
+	d->hostname = col_strdup(st, 3);
+	d->release = col_strdup(st, 4);
+	d->version = col_strdup(st, 5);
+	d->arch = col_strdup(st, 6);
+	d->reason = sqlite3_column_int64(st, 7);
+	d->oops_count = sqlite3_column_int64(st, 8);
+	d->part = sqlite3_column_int64(st, 9);
+	d->cpu = sqlite3_column_int64(st, 10);
+	d->have_time = sqlite3_column_type(st, 11) != SQLITE_NULL;
+	d->wall_sec = sqlite3_column_int64(st, 11);
+	d->wall_nsec = sqlite3_column_int64(st, 12);
+	d->uptime_ns = sqlite3_column_int64(st, 13);
+	d->have_taint = sqlite3_column_type(st, 14) != SQLITE_NULL;
+	d->taint = sqlite3_column_int64(st, 14);
+	d->cpu_desc = col_strdup(st, 15);
+	d->regs_arch = sqlite3_column_int(st, 16);
+	d->regs_context = sqlite3_column_int(st, 17);
+	regs = sqlite3_column_blob(st, 18);
+	n = sqlite3_column_bytes(st, 18) / 8;
+	if (regs && n > 0) {
+		d->regs = calloc(n, sizeof(uint64_t));
+		if (!d->regs)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			for (j = 0; j < 8; j++)
+				d->regs[i] |= (uint64_t)regs[i * 8 + j] << (8 * j);
+		d->nr_regs = n;
+	}
+	r = user_from_json(d, (const char *)sqlite3_column_text(st, 19));
+	if (r < 0)
+		return r;
+	d->complete = sqlite3_column_int(st, 20);
+	d->pkt_count = sqlite3_column_int64(st, 21);
+	d->pkt_received = sqlite3_column_int64(st, 22);
+	d->compression = sqlite3_column_int64(st, 23);
+	d->payload_total = sqlite3_column_int64(st, 24);
+	r = gaps_from_text(d, (const char *)sqlite3_column_text(st, 25));
+	if (r < 0)
+		return r;
+	d->src = col_strdup(st, 26);
+	d->received_ms = sqlite3_column_int64(st, 27);
+	d->stored_ms = sqlite3_column_int64(st, 28);
+	d->sig_title = col_strdup(st, 29);
+	d->sig_frames = col_strdup(st, 30);
+	d->sig_hash = col_strdup(st, 31);
+	d->log_len = sqlite3_column_int64(st, 32);
+	if (log) {
+		const void *b = sqlite3_column_blob(st, 33);
+		size_t len = sqlite3_column_bytes(st, 33);
+
+		d->log = malloc(len + 1);
+		if (!d->log)
+			return -ENOMEM;
+		if (len)
+			memcpy(d->log, b, len);
+		d->log[len] = 0;
+		d->log_len = len;
+	}
+	return 0;
+}
+
+static int sqlite_get(struct nstore *base, int64_t id,
+		      struct nstore_dump **ret)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct nstore_dump *d;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT " COLS ", log FROM dumps"
+				" WHERE id = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE ? -ENOENT : sq_err(rc);
+		goto out;
+	}
+	d = nstore_dump_new();
+	if (!d) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = row_to_dump(st, d, true);
+	if (rc < 0)
+		nstore_dump_free(d);
+	else
+		*ret = d;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* WHERE clause for @f; parameters are bound by bind_filter() in order. */
+static void filter_sql(const struct nstore_filter *f, char *buf, size_t len)
+{
+	size_t n;
+
+	n = snprintf(buf, len, " WHERE 1");
+	if (f->host)
+		n += snprintf(buf + n, len - n, " AND hostname = ?");
+	if (f->kernel)
+		n += snprintf(buf + n, len - n, " AND release = ?");
+	if (f->reason >= 0)
+		n += snprintf(buf + n, len - n, " AND reason = ?");
+	if (f->since_ms)
+		n += snprintf(buf + n, len - n, " AND received_ms >= ?");
+	if (f->until_ms)
+		n += snprintf(buf + n, len - n, " AND received_ms < ?");
+	if (f->bucket)
+		n += snprintf(buf + n, len - n,
+			      " AND substr(sig_hash, 1, length(?)) = ?");
+	if (f->complete >= 0)
+		snprintf(buf + n, len - n, " AND complete = ?");
+}
+
+static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f)
+{
+	int i = 1;
+
+	if (f->host)
+		sqlite3_bind_text(st, i++, f->host, -1, SQLITE_STATIC);
+	if (f->kernel)
+		sqlite3_bind_text(st, i++, f->kernel, -1, SQLITE_STATIC);
+	if (f->reason >= 0)
+		sqlite3_bind_int(st, i++, f->reason);
+	if (f->since_ms)
+		sqlite3_bind_int64(st, i++, f->since_ms);
+	if (f->until_ms)
+		sqlite3_bind_int64(st, i++, f->until_ms);
+	if (f->bucket) {
+		sqlite3_bind_text(st, i++, f->bucket, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, i++, f->bucket, -1, SQLITE_STATIC);
+	}
+	if (f->complete >= 0)
+		sqlite3_bind_int(st, i++, f->complete);
+}
+
+static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
+		       unsigned int flags, nstore_dump_cb cb, void *arg)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct nstore_filter any;
+	char sql[1024], where[512];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!f) {
+		nstore_filter_init(&any);
+		f = &any;
+	}
+	filter_sql(f, where, sizeof(where));
+	snprintf(sql, sizeof(sql), "SELECT " COLS "%s FROM dumps%s"
+		 " ORDER BY id LIMIT %ld",
+		 flags & NSTORE_WITH_LOG ? ", log" : "", where,
+		 f->limit > 0 ? f->limit : -1L);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	bind_filter(st, f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct nstore_dump *d = nstore_dump_new();
+
+		if (!d) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = row_to_dump(st, d, flags & NSTORE_WITH_LOG);
+		if (!rc)
+			rc = cb(d, arg);
+		nstore_dump_free(d);
+		if (rc)
+			goto out;
+	}
+	rc = sq_err(rc);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
+			  nstore_bucket_cb cb, void *arg)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct nstore_filter any;
+	char sql[1024], where[512];
+	struct nstore_bucket b;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!f) {
+		nstore_filter_init(&any);
+		f = &any;
+	}
+	filter_sql(f, where, sizeof(where));
+	/* Dumps without a signature fall in one bucket named "-". */
+	snprintf(sql, sizeof(sql),
+		 "SELECT ifnull(sig_hash, '-'), max(sig_title), max(sig_frames),"
+		 " count(*), count(DISTINCT hostname),"
+		 " (SELECT group_concat(r, ',') FROM (SELECT DISTINCT release"
+		 "   AS r FROM dumps d2 WHERE d2.sig_hash IS d.sig_hash"
+		 "   ORDER BY r)),"
+		 " min(received_ms), max(received_ms), min(id)"
+		 " FROM dumps d%s GROUP BY sig_hash"
+		 " ORDER BY count(*) DESC, min(id) LIMIT %ld",
+		 where, f->limit > 0 ? f->limit : -1L);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	bind_filter(st, f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b.sig_hash = (const char *)sqlite3_column_text(st, 0);
+		b.sig_title = (const char *)sqlite3_column_text(st, 1);
+		b.sig_frames = (const char *)sqlite3_column_text(st, 2);
+		b.count = sqlite3_column_int64(st, 3);
+		b.hosts = sqlite3_column_int64(st, 4);
+		b.kernels = (const char *)sqlite3_column_text(st, 5);
+		b.first_ms = sqlite3_column_int64(st, 6);
+		b.last_ms = sqlite3_column_int64(st, 7);
+		b.example_id = sqlite3_column_int64(st, 8);
+		rc = cb(&b, arg);
+		if (rc)
+			goto out;
+	}
+	rc = sq_err(rc);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sqlite_stats(struct nstore *base, struct nstore_stats *ret)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+	struct stat sb;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db,
+		"SELECT count(*), total(complete), count(DISTINCT sig_hash),"
+		" count(DISTINCT hostname), total(log_len) FROM dumps",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		ret->dumps = sqlite3_column_int64(st, 0);
+		ret->complete = sqlite3_column_int64(st, 1);
+		ret->partial = ret->dumps - ret->complete;
+		ret->buckets = sqlite3_column_int64(st, 2);
+		ret->hosts = sqlite3_column_int64(st, 3);
+		ret->log_bytes = sqlite3_column_int64(st, 4);
+		rc = 0;
+	} else {
+		rc = sq_err(rc);
+		if (!rc)
+			rc = -EIO;
+	}
+	sqlite3_finalize(st);
+	ret->file_bytes = stat(s->path, &sb) ? -1 : (int64_t)sb.st_size;
+	return rc;
+}
+
+const struct nstore_ops nstore_sqlite_ops = {
+	.name = "sqlite",
+	.open = sqlite_open,
+	.close = sqlite_close,
+	.put = sqlite_put,
+	.get = sqlite_get,
+	.list = sqlite_list,
+	.buckets = sqlite_buckets,
+	.stats = sqlite_stats,
+};
