@@ -23,7 +23,7 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 	$(AR) rcs $@ $^
 
 VECTORS_DIR := $(TOP)/tests/vectors
-LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors
+LIB_TESTS := test_roundtrip test_corrupt
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \
@@ -72,4 +72,8 @@ lib-fuzz: build-fuzz/fuzz/fuzz_decode
 		-artifact_prefix=build-fuzz/ build-fuzz/corpus
 	@echo "lib-fuzz: no crash in $(FUZZ_TIME) s"
 
-CHECKS += lib-uapi
+CHECKS += lib-uapi lib-unit
+
+.SECONDARY: $(LIB_TESTS:%=build-san/tests/%.o) build-san/tests/lib_test_util.o \
+	    build/tests/lib_test_util.o build/tests/gen_vectors.o \
+	    build-fuzz/fuzz/fuzz_decode.o

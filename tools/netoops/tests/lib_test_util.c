@@ -133,7 +133,7 @@ void tu_text(uint8_t *buf, size_t len, uint64_t seed)
 	const size_t nw = sizeof(words) / sizeof(words[0]);
 	uint64_t ts = 1000000, st = seed + 1;
 	size_t pos = 0;
-	char line[160];
+	char line[256];
 
 	while (pos < len) {
 		int n = snprintf(line, sizeof(line), "<%u>[%6llu.%06llu] ",
@@ -142,7 +142,7 @@ void tu_text(uint8_t *buf, size_t len, uint64_t seed)
 				 (unsigned long long)(ts % 1000000));
 		unsigned int k, nwl = 3 + (unsigned int)(tu_rand(&st) % 8);
 
-		for (k = 0; k < nwl && n < 140; k++)
+		for (k = 0; k < nwl && n < 180; k++)
 			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s ",
 				      words[tu_rand(&st) % nw]);
 		line[n - 1] = '\n';
