@@ -77,8 +77,9 @@ EOF
 		cat <<EOF
 g_load_project || { echo "CT-ERROR project modules do not load"; exit 1; }
 g_target netoops t0 10.0.2.2 $port || { echo "CT-ERROR netoops target refused"; exit 1; }
-g_netoops_user $CT_USER_KEY $tag || { echo "CT-ERROR cannot set user field"; exit 1; }
+g_netoops_user t0 $CT_USER_KEY $tag || { echo "CT-ERROR cannot set user field"; exit 1; }
 echo "ID boot_id=\$(g_netoops_boot_id)"
+${CT_NETOOPS_PARAMS:+g_netoops_params $CT_NETOOPS_PARAMS}
 EOF
 		;;
 	netconsole)
@@ -181,16 +182,21 @@ ct__udp_quiet()
 	[ "$a" = "$b" ]
 }
 
+# ct__wait_dumps: wait until the collector stored a complete dump (or
+# CT_EXPECT_DUMPS of them); a partial one is stored when reassembly times
+# out (GH_REASSEMBLY_MS), which the wait also covers.
 ct__wait_dumps()
 {
-	# Dumps are stored when complete or when reassembly times out.
-	gh_wait_for 15 ct__have_dump
+	gh_wait_for 15 ct__have_dumps
 }
 
-ct__have_dump()
+ct__have_dumps()
 {
-	[ "$(gh_cli list --json 2>/dev/null | python3 -c \
-		'import json,sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0)" -ge 1 ]
+	local n
+
+	n=$(gh_cli --json list 2>/dev/null | python3 -c 'import json,sys
+print(sum(1 for d in json.load(sys.stdin)))') || return 1
+	[ "$n" -ge "${CT_EXPECT_DUMPS:-1}" ]
 }
 
 ct__check()
@@ -214,17 +220,15 @@ ct__check()
 # identity (results.log "ID key=value" lines).
 ct_check_netoops()
 {
-	local n=0 id
-
-	gh_cli list --json > "$CT_DIR/list.json" 2>"$CT_DIR/cli.err" || {
+	gh_cli --json list > "$CT_DIR/list.json" 2>"$CT_DIR/cli.err" || {
 		echo "netoops list failed: $(cat "$CT_DIR/cli.err")"
 		return 1
 	}
-	for id in $(python3 -c 'import json,sys
-for d in json.load(open(sys.argv[1])): print(d["id"])' "$CT_DIR/list.json"); do
-		gh_cli show --json "$id" > "$CT_DIR/dump-$id.json" || return 1
-		n=$((n + 1))
-	done
+	rm -f "$CT_DIR"/dump-*.json
+	python3 -c 'import json,sys
+for d in json.load(open(sys.argv[1])):
+    json.dump(d, open("%s/dump-%d.json" % (sys.argv[2], d["id"]), "w"), indent=1)' \
+		"$CT_DIR/list.json" "$CT_DIR"
 	python3 "$GH_ROOT/tests/guest/verify_dump.py" \
 		--results "$CT_DIR/results.log" --serial "$CT_DIR/serial.log" \
 		--mode "${CT_LOG_MODE:-panic}" \
@@ -232,7 +236,7 @@ for d in json.load(open(sys.argv[1])): print(d["id"])' "$CT_DIR/list.json"); do
 		${CT_EXPECT_REASON:+--reason "$CT_EXPECT_REASON"} \
 		${CT_EXPECT_REGS:+--regs "$CT_EXPECT_REGS"} \
 		${CT_SURVIVES:+--pstore} \
-		"$CT_DIR"/dump-*.json
+		$(ls "$CT_DIR"/dump-*.json 2>/dev/null)
 }
 
 # ct_report NAME STATUS-CMD...: run a check function, record its result.

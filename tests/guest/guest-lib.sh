@@ -86,3 +86,28 @@ g_target()
 	done
 	echo 1 > "$_d/enabled"
 }
+
+# g_netoops_user TARGET KEY VALUE: a user field sent with every dump.
+g_netoops_user()
+{
+	mkdir "$CFS/netoops/$1/userfields/$2" &&
+		echo "$3" > "$CFS/netoops/$1/userfields/$2/value"
+}
+
+# g_netoops_boot_id: give netoops this boot's id (the kernel's random
+# boot_id, as systemd would) and print it.
+g_netoops_boot_id()
+{
+	_id=$(cat /proc/sys/kernel/random/boot_id)
+	echo "$_id" > /sys/module/netoops/parameters/boot_id || return 1
+	echo "$_id"
+}
+
+# g_netoops_params NAME=VALUE...: set netoops module parameters.
+g_netoops_params()
+{
+	for _kv in "$@"; do
+		echo "${_kv#*=}" > "/sys/module/netoops/parameters/${_kv%%=*}" ||
+			echo "CT-ERROR cannot set netoops parameter $_kv"
+	done
+}

@@ -389,8 +389,8 @@ PY
 }
 
 # gh_collector_start DIR: run netoopsd storing into DIR/netoops.db on a
-# free 127.0.0.1 port; sets GH_PORT and GH_COLLECTOR_PID.  Its log is
-# DIR/netoopsd.log.
+# free 127.0.0.1 port (netoopsd picks it: --port 0, told through its ready
+# file); sets GH_PORT, GH_DB and GH_COLLECTOR_PID.  Log: DIR/netoopsd.log.
 gh_collector_start()
 {
 	local dir=$1
@@ -398,21 +398,21 @@ gh_collector_start()
 	gh_have_collector || return 1
 	mkdir -p "$dir"
 	GH_DB=$dir/netoops.db
-	GH_PORT=$(gh_free_port)
-	"$GH_TOOLS/netoopsd" $(gh_netoopsd_args "$GH_PORT" "$GH_DB") \
-		> "$dir/netoopsd.log" 2>&1 &
+	rm -f "$dir/ready"
+	"$GH_TOOLS/netoopsd" --port 0 --listen 127.0.0.1 --db "$GH_DB" \
+		--ready-file "$dir/ready" --timeout-ms "${GH_REASSEMBLY_MS:-3000}" \
+		--verbose > "$dir/netoopsd.log" 2>&1 &
 	GH_COLLECTOR_PID=$!
-	gh_wait_for 10 gh__port_bound "$GH_PORT" || {
-		gh_log "netoopsd did not bind 127.0.0.1:$GH_PORT; log: $dir/netoopsd.log"
+	if ! gh_wait_for 10 grep -q '^port=' "$dir/ready"; then
+		gh_log "netoopsd did not start; log: $dir/netoopsd.log"
+		gh_collector_stop
 		return 1
-	}
+	fi
+	GH_PORT=$(sed -n 's/^port=//p' "$dir/ready")
 }
 
-gh__port_bound()
-{
-	grep -qi ":$(printf '%04X' "$1") " /proc/net/udp /proc/net/udp6
-}
-
+# gh_collector_stop: SIGTERM makes netoopsd store every open dump (as
+# partial) and commit before it exits.
 gh_collector_stop()
 {
 	[ -n "${GH_COLLECTOR_PID:-}" ] || return 0
@@ -421,17 +421,10 @@ gh_collector_stop()
 	GH_COLLECTOR_PID=""
 }
 
-# gh_netoopsd_args PORT DB: netoopsd's command line (one place to adapt
-# when its options change).
-gh_netoopsd_args()
-{
-	echo "--listen 127.0.0.1:$1 --store $2"
-}
-
-# gh_cli ARGS...: run the netoops CLI on GH_DB.
+# gh_cli ARGS...: the netoops CLI on GH_DB.
 gh_cli()
 {
-	"$GH_TOOLS/netoops" --store "$GH_DB" "$@"
+	"$GH_TOOLS/netoops" --db "$GH_DB" "$@"
 }
 
 # gh_resolve_kernel ARG: "6.12", "6.1" or a full release -> full release.
