@@ -9,6 +9,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/netpoll.h>
+#include <linux/pstore.h>
 #include <linux/rtnetlink.h>
 #include <linux/version.h>
 
@@ -31,6 +32,21 @@ static inline void netoops_netpoll_cleanup_locked(struct netpoll *np)
 	__netpoll_cleanup(np);
 	netdev_put(np->dev, &np->dev_tracker);
 	np->dev = NULL;
+#endif
+}
+
+/**
+ * netoops_pstore_buf_lock_init() - initialise pstore_info.buf_lock
+ * @psi:	a pstore backend before pstore_register()
+ *
+ * buf_lock is a spinlock_t on 6.1 and a raw_spinlock_t since 6.2.
+ */
+static inline void netoops_pstore_buf_lock_init(struct pstore_info *psi)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	raw_spin_lock_init(&psi->buf_lock);
+#else
+	spin_lock_init(&psi->buf_lock);
 #endif
 }
 

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoops transmit path: build the metadata of a dump, cut it into
+ * datagrams with the shared encoder and push every datagram to every
+ * enabled target through netpoll_xmit.
+ *
+ * Crash-path rules (they apply to everything reachable from
+ * netoops_send_dump()): no allocation, no sleeping, no printk, locks only
+ * tried, and every loop bounded -- per datagram by xmit_timeout_us, per
+ * dump by dump_timeout_ms.
+ */
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/netpoll.h>
+#include <linux/netpoll_targets.h>
+#include <linux/netpoll_xmit.h>
+#include <linux/random.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/panic.h>
+#include <linux/timekeeping.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/processor.h>
+#endif
+
+#include "netoops_enc.h"
+#include "netoops_internal.h"
+
+struct netoops_stats netoops_stats;
+
+/*
+ * Boot identifier.  Written only from the parameter store (process
+ * context, serialised by the parameter lock); read by dumps.  A dump racing
+ * with a store may see a mix of old and new bytes: acceptable for an
+ * operator action that is done once at boot.
+ */
+static u8 netoops_boot_id[16];
+
+/* Last dump id handed out; ids strictly increase within a boot. */
+static atomic64_t netoops_last_dump_id;
+
+/* One-shot state: 0 armed, 1 fired.  See netoops_oneshot. */
+static atomic_t netoops_fired;
+
+void netoops_boot_id_get(u8 out[16])
+{
+	memcpy(out, netoops_boot_id, 16);
+}
+
+void netoops_boot_id_set(const u8 in[16])
+{
+	memcpy(netoops_boot_id, in, 16);
+}
+
+void netoops_rearm(void)
+{
+	atomic_set(&netoops_fired, 0);
+}
+
+/* Realtime nanoseconds at the dump, bumped to stay strictly increasing. */
+static u64 netoops_next_dump_id(void)
+{
+	u64 now = ktime_get_real_fast_ns();
+	s64 last = atomic64_read(&netoops_last_dump_id);
+
+	do {
+		if (now <= (u64)last)
+			now = (u64)last + 1;
+	} while (!atomic64_try_cmpxchg(&netoops_last_dump_id, &last, now));
+	return now;
+}
+
+static u64 netoops_taint(void)
+{
+	u64 mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < TAINT_FLAGS_COUNT && i < 64; i++)
+		if (test_taint(i))
+			mask |= BIT_ULL(i);
+	return mask;
+}
+
+static void netoops_put_cpu(struct netoops_tlv_buf *b)
+{
+#ifdef CONFIG_X86
+	const struct cpuinfo_x86 *c = &cpu_data(raw_smp_processor_id());
+
+	netoops_tlv_put_cpu_x86(b, c->x86_vendor_id, c->x86, c->x86_model,
+				c->x86_stepping, c->microcode);
+#endif
+}
+
+/*
+ * Metadata every target gets.  The per-target user fields are appended
+ * after it by netoops_target_dump().
+ */
+static int netoops_meta_common(const struct netoops_dump *d,
+			       struct netoops_tlv_buf *b)
+{
+	const struct new_utsname *uts = &init_uts_ns.name;
+	u64 wall = ktime_get_real_fast_ns();
+	u64 mono = ktime_get_mono_fast_ns();
+	u32 wall_nsec = do_div(wall, NSEC_PER_SEC);	/* wall is now in s */
+
+	netoops_tlv_put_dump_info(b, d->reason, d->oops_count, d->part,
+				  raw_smp_processor_id());
+	netoops_tlv_put_time(b, (s64)wall, wall_nsec, mono);
+	/* init_uts_ns: the host's names, not the crashing task's namespace. */
+	netoops_tlv_put_str(b, NETOOPS_TLV_RELEASE, uts->release);
+	netoops_tlv_put_str(b, NETOOPS_TLV_VERSION, uts->version);
+	netoops_tlv_put_str(b, NETOOPS_TLV_ARCH, uts->machine);
+	netoops_tlv_put_str(b, NETOOPS_TLV_HOSTNAME, uts->nodename);
+	netoops_put_cpu(b);
+	netoops_put_regs(b);
+	netoops_tlv_put_taint(b, netoops_taint());
+	netoops_tlv_put_payload_info(b, d->compression, d->orig_len);
+	return netoops_tlv_error(b);
+}
+
+/* State of one dump while it visits the targets. */
+struct netoops_tx {
+	const struct netoops_dump	*d;
+	struct netoops_txbuf		*tb;
+	struct netoops_tlv_buf		meta;	/* common part, then user */
+	size_t				common_len;
+	u8				boot_id[16];
+	u64				dump_id;
+	u64				deadline_ns;
+	unsigned int			sent_to;	/* targets reached */
+};
+
+/* Give up on a target after this many datagrams in a row failed. */
+#define NETOOPS_MAX_CONSECUTIVE_ERRORS	4
+
+static size_t netoops_target_pkt_size(struct netpoll_target *nt)
+{
+	struct net_device *dev = nt->np.dev;
+	size_t hdrs = nt->np.ipv6 ? 48 : 28;
+	size_t sz = netoops_pkt_size;
+
+	if (dev && dev->mtu > hdrs && dev->mtu - hdrs < sz)
+		sz = dev->mtu - hdrs;
+	return max_t(size_t, sz, NETOOPS_PKT_MIN);
+}
+
+static int netoops_target_dump(struct netpoll_target *nt, void *data)
+{
+	struct netoops_tx *tx = data;
+	struct netoops_txbuf *tb = tx->tb;
+	unsigned int r, bad = 0;
+	struct netoops_enc enc;
+	bool any = false;
+	int len, err;
+
+	/* Common metadata, then this target's user fields. */
+	tx->meta.len = tx->common_len;
+	tx->meta.err = 0;
+	netoops_put_userfields(nt, &tx->meta, tx->d->crash);
+	if (netoops_tlv_error(&tx->meta)) {
+		/* Fields that do not fit are dropped, not the dump. */
+		tx->meta.len = tx->common_len;
+		tx->meta.err = 0;
+	}
+
+	err = netoops_enc_init(&enc, tx->boot_id, tx->dump_id, tx->meta.buf,
+			       tx->meta.len, tx->d->payload, tx->d->len,
+			       min(netoops_target_pkt_size(nt), tb->pkt_cap));
+	if (err == -EMSGSIZE && tx->meta.len > tx->common_len)
+		err = netoops_enc_init(&enc, tx->boot_id, tx->dump_id,
+				       tx->meta.buf, tx->common_len,
+				       tx->d->payload, tx->d->len,
+				       min(netoops_target_pkt_size(nt),
+					   tb->pkt_cap));
+	if (err) {
+		atomic64_inc(&netoops_stats.errors);
+		return 0;
+	}
+
+	for (r = 0; r < max(netoops_repeat, 1U); r++) {
+		netoops_enc_rewind(&enc);
+		while ((len = netoops_enc_next(&enc, tb->pkt, tb->pkt_cap)) > 0) {
+			if (ktime_get_mono_fast_ns() > tx->deadline_ns)
+				return 1;	/* dump budget spent: stop all */
+			err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
+					       netoops_xmit_timeout_us);
+			if (err) {
+				atomic64_inc(&netoops_stats.errors);
+				if (err == -ENODEV ||
+				    ++bad >= NETOOPS_MAX_CONSECUTIVE_ERRORS)
+					goto out;
+			} else {
+				bad = 0;
+				any = true;
+				atomic64_inc(&netoops_stats.packets);
+				atomic64_add(len, &netoops_stats.bytes);
+			}
+			if (netoops_pace_us)
+				udelay(netoops_pace_us);
+		}
+	}
+out:
+	if (any)
+		tx->sent_to++;
+	return 0;
+}
+
+/**
+ * netoops_send_dump() - send one dump to every enabled target
+ * @d:	the dump
+ * @tb:	the caller's preallocated buffers
+ *
+ * Context: any, including panic.  With @d->crash the targets' lock is only
+ * tried.  Does not allocate, sleep or print.  Time is bounded by
+ * dump_timeout_ms (plus one datagram's xmit_timeout_us).
+ *
+ * Return: number of targets that got at least one datagram, -EALREADY if
+ * one-shot mode already fired, -EBUSY if the targets could not be locked,
+ * or another negative errno if the metadata could not be built.
+ */
+int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
+{
+	struct netoops_tx tx = { .d = d, .tb = tb };
+	int ret;
+
+	/* Soft dumps are operator requests: they neither fire nor obey it. */
+	if (netoops_oneshot && d->reason != NETOOPS_REASON_SOFT &&
+	    atomic_cmpxchg(&netoops_fired, 0, 1) != 0) {
+		atomic64_inc(&netoops_stats.skipped);
+		return -EALREADY;
+	}
+
+	netoops_tlv_init(&tx.meta, tb->meta, NETOOPS_META_COMMON_MAX);
+	ret = netoops_meta_common(d, &tx.meta);
+	if (ret) {
+		atomic64_inc(&netoops_stats.skipped);
+		return ret;
+	}
+	tx.common_len = tx.meta.len;
+	tx.meta.cap = NETOOPS_META_MAX;
+	netoops_boot_id_get(tx.boot_id);
+	tx.dump_id = netoops_next_dump_id();
+	tx.deadline_ns = ktime_get_mono_fast_ns() +
+			 (u64)netoops_dump_timeout_ms * NSEC_PER_MSEC;
+
+	ret = netoops_for_each_target(netoops_target_dump, &tx, d->crash);
+	if (ret < 0 || !tx.sent_to) {
+		atomic64_inc(&netoops_stats.skipped);
+		return ret < 0 ? ret : 0;
+	}
+	atomic64_inc(&netoops_stats.dumps);
+	return tx.sent_to;
+}
+
+int netoops_txbuf_alloc(struct netoops_txbuf *tb)
+{
+	tb->pkt_cap = netoops_pkt_size;
+	tb->meta = vzalloc(NETOOPS_META_MAX);
+	tb->pkt = vzalloc(tb->pkt_cap);
+	if (!tb->meta || !tb->pkt) {
+		netoops_txbuf_free(tb);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void netoops_txbuf_free(struct netoops_txbuf *tb)
+{
+	vfree(tb->meta);
+	vfree(tb->pkt);
+	tb->meta = NULL;
+	tb->pkt = NULL;
+}
