@@ -48,7 +48,8 @@ build-san/netoopsd-obj/%.o: netoopsd/%.c
 build/bench/%.o: $(TOP)/bench/storm/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS_OPT) -MMD -MP -c $< -o $@
-build/bench/storm_gen: build/bench/storm_gen.o build/libnetoops.a
+build/bench/storm_gen: build/bench/storm_gen.o build/tests-collector/gen_dump.o \
+		      build/libnetoops.a
 	$(CC) $(CFLAGS_OPT) -o $@ $^ -lz -lpthread
 build/bench/storm_sink: build/bench/storm_sink.o
 	$(CC) $(CFLAGS_OPT) -o $@ $^
@@ -63,10 +64,11 @@ build-san/tests-collector/test_store: build-san/tests-collector/test_store.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 build-san/tests-collector/test_record: build-san/tests-collector/test_record.o \
+		build-san/tests-collector/gen_dump.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 build-san/tests-collector/test_e2e: build-san/tests-collector/test_e2e.o \
-		build-san/tests-collector/e2e_util.o \
+		build-san/tests-collector/gen_dump.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Store tests: SQLite round trip, replace-if-better, filters, buckets,
+ * gap rendering, reader while a writer holds the database.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <linux/netoops.h>
+
+#include "store/store.h"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct nstore *st;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	strcpy(f->dir, "/tmp/netoops-test-store-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	assert_int_equal(nstore_open(f->path, NSTORE_SYNC_NORMAL, &f->st), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[160];
+
+	nstore_close(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static struct nstore_dump *mk(uint8_t boot, uint64_t dump_id, const char *host,
+			      const char *rel, const char *sig, bool complete,
+			      uint32_t pkts)
+{
+	struct nstore_dump *d = nstore_dump_new();
+	static const char log[] = "line one\nline two\nline three\n";
+
+	assert_non_null(d);
+	memset(d->boot_id, boot, 16);
+	d->dump_id = dump_id;
+	d->hostname = strdup(host);
+	d->release = strdup(rel);
+	d->reason = NETOOPS_REASON_OOPS;
+	d->complete = complete;
+	d->pkt_count = 4;
+	d->pkt_received = pkts;
+	d->log = strdup(log);
+	d->log_len = strlen(log);
+	d->received_ms = 1764756000000LL + boot * 1000 + (int64_t)dump_id;
+	d->sig_hash = strdup(sig);
+	d->sig_title = strdup("BUG: test");
+	d->sig_frames = strdup("f1\nf2");
+	return d;
+}
+
+static void test_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d = mk(1, 7, "h1", "6.12", "aaaa", true, 4), *g;
+	uint64_t regs[3] = { 1, 0xffffffff81000000ull, UINT64_MAX };
+	size_t dups = 99;
+
+	d->have_time = true;
+	d->wall_sec = -5;
+	d->wall_nsec = 999999999;
+	d->uptime_ns = UINT64_MAX - 1;
+	d->have_taint = true;
+	d->taint = 0x8000000000000001ull;
+	d->regs = malloc(sizeof(regs));
+	memcpy(d->regs, regs, sizeof(regs));
+	d->nr_regs = 3;
+	d->regs_arch = NETOOPS_ARCH_X86_64;
+	d->regs_context = NETOOPS_REGS_OOPS;
+	assert_int_equal(nstore_dump_add_user(d, "rack", 4, "b12", 3), 0);
+	assert_int_equal(nstore_dump_add_user(d, "job.id", 6, "x y\"z", 5), 0);
+	assert_int_equal(nstore_dump_add_gap(d, 9, 100), 0);
+	assert_int_equal(nstore_dump_add_gap(d, 18, 0), 0);
+	d->src = strdup("127.0.0.1");
+	assert_int_equal(nstore_put(f->st, &d, 1, &dups), 0);
+	assert_int_equal(dups, 0);
+	assert_true(d->id > 0);
+
+	assert_int_equal(nstore_get(f->st, d->id, &g), 0);
+	assert_memory_equal(g->boot_id, d->boot_id, 16);
+	assert_int_equal(g->dump_id, 7);
+	assert_string_equal(g->hostname, "h1");
+	assert_string_equal(g->release, "6.12");
+	assert_null(g->version);
+	assert_true(g->have_time);
+	assert_int_equal(g->wall_sec, -5);
+	assert_int_equal(g->wall_nsec, 999999999);
+	assert_true(g->uptime_ns == UINT64_MAX - 1);
+	assert_true(g->have_taint);
+	assert_true(g->taint == 0x8000000000000001ull);
+	assert_int_equal(g->nr_regs, 3);
+	assert_memory_equal(g->regs, regs, sizeof(regs));
+	assert_int_equal(g->regs_arch, NETOOPS_ARCH_X86_64);
+	assert_int_equal(g->nr_user, 2);
+	assert_string_equal(g->user[0].key, "rack");
+	assert_string_equal(g->user[1].value, "x y\"z");
+	assert_int_equal(g->nr_gaps, 2);
+	assert_int_equal(g->gaps[0].off, 9);
+	assert_int_equal(g->gaps[0].len, 100);
+	assert_int_equal(g->gaps[1].len, 0);
+	assert_int_equal(g->log_len, d->log_len);
+	assert_memory_equal(g->log, d->log, d->log_len);
+	assert_string_equal(g->sig_frames, "f1\nf2");
+	assert_true(g->complete);
+	nstore_dump_free(g);
+	nstore_dump_free(d);
+	assert_int_equal(nstore_get(f->st, 12345, &g), -ENOENT);
+}
+
+static void test_replace_if_better(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *a = mk(2, 1, "h", "r", "s", false, 2);
+	struct nstore_dump *b = mk(2, 1, "h", "r", "s", false, 1);
+	struct nstore_dump *c = mk(2, 1, "h", "r", "s", true, 4);
+	struct nstore_dump *e = mk(2, 1, "h", "r", "s", false, 3);
+	struct nstore_stats s;
+	size_t dups;
+
+	assert_int_equal(nstore_put(f->st, &a, 1, &dups), 0);
+	assert_int_equal(dups, 0);
+	/* fewer packets: not better */
+	assert_int_equal(nstore_put(f->st, &b, 1, &dups), 0);
+	assert_int_equal(dups, 1);
+	/* complete: better, same row */
+	assert_int_equal(nstore_put(f->st, &c, 1, &dups), 0);
+	assert_int_equal(dups, 0);
+	assert_int_equal(c->id, a->id);
+	/* partial after complete: never */
+	assert_int_equal(nstore_put(f->st, &e, 1, &dups), 0);
+	assert_int_equal(dups, 1);
+	assert_int_equal(nstore_stats(f->st, &s), 0);
+	assert_int_equal(s.dumps, 1);
+	assert_int_equal(s.complete, 1);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(c);
+	nstore_dump_free(e);
+}
+
+static int count_cb(const struct nstore_dump *d, void *arg)
+{
+	(void)d;
+	(*(long *)arg)++;
+	return 0;
+}
+
+struct bk {
+	int n;
+	char hash[4][16];
+	long count[4], hosts[4];
+	char kernels[4][64];
+};
+
+static int bucket_cb(const struct nstore_bucket *b, void *arg)
+{
+	struct bk *k = arg;
+
+	assert_true(k->n < 4);
+	snprintf(k->hash[k->n], 16, "%s", b->sig_hash);
+	k->count[k->n] = b->count;
+	k->hosts[k->n] = b->hosts;
+	snprintf(k->kernels[k->n], 64, "%s", b->kernels ?: "");
+	k->n++;
+	return 0;
+}
+
+static void test_filters_buckets(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d[5];
+	struct nstore_filter flt;
+	struct bk k = { 0 };
+	size_t dups, i;
+	long n;
+
+	d[0] = mk(3, 1, "alpha", "6.1", "bug1", true, 4);
+	d[1] = mk(4, 1, "beta", "6.12", "bug1", true, 4);
+	d[2] = mk(5, 1, "beta", "6.12", "bug1", false, 3);
+	d[3] = mk(6, 1, "gamma", "6.12", "bug2", true, 4);
+	d[4] = mk(7, 1, "gamma", "6.12", "bug2", true, 4);
+	d[4]->reason = NETOOPS_REASON_PANIC;
+	assert_int_equal(nstore_put(f->st, d, 5, &dups), 0);
+	assert_int_equal(dups, 0);
+
+	nstore_filter_init(&flt);
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 5);
+	flt.host = "beta";
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 2);
+	nstore_filter_init(&flt);
+	flt.kernel = "6.1";
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	nstore_filter_init(&flt);
+	flt.reason = NETOOPS_REASON_PANIC;
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	nstore_filter_init(&flt);
+	flt.complete = 0;
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	nstore_filter_init(&flt);
+	flt.since_ms = d[2]->received_ms;
+	flt.until_ms = d[4]->received_ms;	/* exclusive */
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 2);
+	nstore_filter_init(&flt);
+	flt.bucket = "bug";		/* prefix of both */
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 5);
+	flt.bucket = "bug2";
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 2);
+
+	assert_int_equal(nstore_buckets(f->st, NULL, bucket_cb, &k), 0);
+	assert_int_equal(k.n, 2);
+	assert_string_equal(k.hash[0], "bug1");	/* biggest first */
+	assert_int_equal(k.count[0], 3);
+	assert_int_equal(k.hosts[0], 2);
+	assert_string_equal(k.kernels[0], "6.1,6.12");
+	assert_string_equal(k.hash[1], "bug2");
+	assert_int_equal(k.count[1], 2);
+	assert_int_equal(k.hosts[1], 1);
+	for (i = 0; i < 5; i++)
+		nstore_dump_free(d[i]);
+}
+
+static void test_render_gaps(void **state)
+{
+	struct nstore_dump *d = nstore_dump_new();
+	char *t;
+	size_t len;
+
+	(void)state;
+	d->log = strdup("abc\ndef");
+	d->log_len = 7;
+	assert_int_equal(nstore_dump_add_gap(d, 4, 1234), 0);
+	assert_int_equal(nstore_dump_add_gap(d, 6, 10), 0);
+	assert_int_equal(nstore_dump_add_gap(d, 7, 0), 0);
+	assert_int_equal(nstore_render_log(d, &t, &len), 0);
+	assert_string_equal(t, "abc\n[... 1234 bytes missing ...]\nde\n"
+			    "[... 10 bytes missing ...]\nf\n"
+			    "[... rest of the log missing ...]\n");
+	assert_int_equal(len, strlen(t));
+	free(t);
+	nstore_dump_free(d);
+}
+
+static void test_reader_sees_writer(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d = mk(9, 9, "h", "r", "s", true, 4);
+	struct nstore *ro;
+	size_t dups;
+	long n = 0;
+
+	assert_int_equal(nstore_put(f->st, &d, 1, &dups), 0);
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &ro), 0);
+	assert_int_equal(nstore_list(ro, NULL, NSTORE_WITH_LOG, count_cb, &n),
+			 0);
+	assert_int_equal(n, 1);
+	nstore_close(ro);
+	nstore_dump_free(d);
+	assert_int_equal(nstore_open("/nonexistent/dir/x.db", NSTORE_RDONLY,
+				     &ro), -ENOENT);
+	assert_int_equal(nstore_open("postgresql://db/x", 0, &ro),
+			 -EPROTONOSUPPORT);
+}
+
+static void test_helpers(void **state)
+{
+	uint8_t id[16], back[16];
+	char hex[33];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 16; i++)
+		id[i] = i * 17;
+	nstore_boot_id_hex(id, hex);
+	assert_string_equal(hex, "00112233445566778899aabbccddeeff");
+	assert_int_equal(nstore_boot_id_parse(
+		"00112233-4455-6677-8899-AABBCCDDEEFF", back), 0);
+	assert_memory_equal(id, back, 16);
+	assert_int_equal(nstore_boot_id_parse("0011", back), -EINVAL);
+	assert_int_equal(nstore_reason_parse("panic"), NETOOPS_REASON_PANIC);
+	assert_int_equal(nstore_reason_parse("2"), NETOOPS_REASON_OOPS);
+	assert_int_equal(nstore_reason_parse("bogus"), -EINVAL);
+	assert_string_equal(nstore_reason_name(NETOOPS_REASON_OOPS), "oops");
+	assert_string_equal(nstore_reason_name(999), "unknown");
+	assert_string_equal(nstore_reg_name(NETOOPS_ARCH_X86_64,
+					    NETOOPS_X86_64_REG_RIP), "rip");
+	assert_string_equal(nstore_reg_name(NETOOPS_ARCH_ARM64, 33), "pstate");
+	assert_null(nstore_reg_name(NETOOPS_ARCH_X86_64, 40));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replace_if_better, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_filters_buckets, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reader_sees_writer, setup,
+						teardown),
+		cmocka_unit_test(test_render_gaps),
+		cmocka_unit_test(test_helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
