@@ -23,7 +23,7 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 	$(AR) rcs $@ $^
 
 VECTORS_DIR := $(TOP)/tests/vectors
-LIB_TESTS := test_roundtrip test_corrupt
+LIB_TESTS := test_roundtrip test_corrupt test_reasm
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reassembly: any order completes, duplicates are counted, conflicts are
+ * refused, loss gives a partial dump with the exact gap list once the
+ * passed-in time says so, and every limit refuses with its errno and reason
+ * and is counted.  Also the inflate helper on complete, partial, corrupt and
+ * oversized payloads.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib_test_util.h"
+
+#define TEXT_LEN	20000
+#define MAX_PKT		256
+#define TIMEOUT		5000
+
+/* One encoded dump, decoded. */
+struct fixture {
+	uint8_t		text[TEXT_LEN];
+	uint8_t		z[TEXT_LEN + 64];
+	const uint8_t	*payload;
+	size_t		payload_len;
+	struct tu_dump	d;
+	struct netoops_packet *pkt;	/* d.n decoded packets */
+};
+
+static void fixture_make(struct fixture *f, bool compress, uint64_t dump_id,
+			 size_t text_len)
+{
+	uint8_t meta[64];
+	struct netoops_tlv_buf b;
+
+	tu_text(f->text, text_len, dump_id);
+	f->payload = f->text;
+	f->payload_len = text_len;
+	if (compress) {
+		f->payload_len = tu_deflate(f->text, text_len, f->z,
+					    sizeof(f->z));
+		assert_true(f->payload_len > 0);
+		f->payload = f->z;
+	}
+	netoops_tlv_init(&b, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&b, NETOOPS_REASON_OOPS, 1, 1, 0);
+	netoops_tlv_put_payload_info(&b, compress ? NETOOPS_COMPRESS_DEFLATE :
+				     NETOOPS_COMPRESS_NONE,
+				     (uint32_t)text_len);
+	assert_int_equal(netoops_tlv_error(&b), 0);
+	assert_int_equal(tu_encode(tu_boot_id, dump_id, meta, b.len,
+				   f->payload, f->payload_len, MAX_PKT,
+				   &f->d), 0);
+	f->pkt = calloc(f->d.n, sizeof(*f->pkt));
+	assert_non_null(f->pkt);
+	for (size_t i = 0; i < f->d.n; i++)
+		assert_int_equal(netoops_decode_packet(f->d.pkt[i],
+						       f->d.len[i],
+						       &f->pkt[i]), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	fixture_make(f, false, 1, TEXT_LEN);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	tu_dump_clear(&f->d);
+	free(f->pkt);
+	free(f);
+	return 0;
+}
+
+static struct netoops_reasm *reasm(uint32_t pkts, uint32_t bytes,
+				   uint32_t per_src, uint32_t dumps,
+				   uint64_t total)
+{
+	struct netoops_reasm_limits lim = {
+		.max_pkts_per_dump = pkts,
+		.max_bytes_per_dump = bytes,
+		.max_dumps_per_source = per_src,
+		.max_dumps = dumps,
+		.max_bytes_total = total,
+		.timeout_ms = TIMEOUT,
+	};
+	struct netoops_reasm *r;
+
+	assert_int_equal(netoops_reasm_new(&lim, &r), 0);
+	return r;
+}
+
+static void test_any_order(void **state)
+{
+	struct fixture *f = *state;
+	size_t *order = calloc(f->d.n, sizeof(*order));
+
+	assert_non_null(order);
+	assert_true(f->d.n > 50);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+		struct netoops_reasm_stats st;
+		struct netoops_dump *done = NULL;
+
+		tu_shuffle(order, f->d.n, seed);
+		for (size_t i = 0; i < f->d.n; i++) {
+			int rc = netoops_reasm_add(r, "a", 1, &f->pkt[order[i]],
+						   i, &done, NULL);
+
+			assert_int_equal(rc, i + 1 < f->d.n ?
+					 NETOOPS_REASM_ACCEPTED :
+					 NETOOPS_REASM_COMPLETE);
+			assert_true((done != NULL) == (i + 1 == f->d.n));
+		}
+		assert_true(done->complete);
+		assert_int_equal(done->nr_gaps, 0);
+		assert_int_equal(done->payload_len, TEXT_LEN);
+		assert_memory_equal(done->payload, f->text, TEXT_LEN);
+		assert_int_equal(done->src_key_len, 1);
+		assert_int_equal(done->src_key[0], 'a');
+		assert_int_equal(done->dump_id, 1);
+		assert_int_equal(done->first_ms, 0);
+		assert_int_equal(done->last_ms, f->d.n - 1);
+		netoops_reasm_get_stats(r, &st);
+		assert_int_equal(st.completed, 1);
+		assert_int_equal(st.accepted, f->d.n);
+		assert_int_equal(st.open_dumps, 0);
+		assert_int_equal(st.bytes_buffered, 0);
+		netoops_dump_free(done);
+		netoops_reasm_free(r);
+	}
+	free(order);
+	netoops_dump_free(NULL);
+	netoops_reasm_free(NULL);
+}
+
+static void test_duplicates(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_reasm_stats st;
+	struct netoops_dump *done = NULL, *none;
+	size_t i;
+
+	for (i = 0; i + 1 < f->d.n; i++) {
+		assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[i], 10,
+						   &none, NULL),
+				 NETOOPS_REASM_ACCEPTED);
+		assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[i], 10,
+						   &none, NULL),
+				 NETOOPS_REASM_DUPLICATE);
+		assert_null(none);
+	}
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[i], 10, &done,
+					   NULL), NETOOPS_REASM_COMPLETE);
+	assert_int_equal(done->duplicates, f->d.n - 1);
+	assert_int_equal(done->pkts_received, f->d.n);
+	/* late copies of a completed dump: duplicates, no new dump */
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[3], 11, &none,
+					   NULL), NETOOPS_REASM_DUPLICATE);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[i], 12, &none,
+					   NULL), NETOOPS_REASM_DUPLICATE);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.duplicates, f->d.n - 1 + 2);
+	assert_int_equal(st.open_dumps, 0);
+	assert_int_equal(st.packets, 2 * f->d.n + 1);
+	/* the tombstone is forgotten after the timeout: a new dump opens */
+	assert_int_equal(netoops_reasm_next_deadline(r), 10 + TIMEOUT);
+	assert_int_equal(netoops_reasm_expire(r, 10 + TIMEOUT, &none), 0);
+	assert_null(none);
+	assert_int_equal(netoops_reasm_next_deadline(r), UINT64_MAX);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[3], 20000,
+					   &none, NULL),
+			 NETOOPS_REASM_ACCEPTED);
+	netoops_dump_free(done);
+	netoops_reasm_free(r);
+}
+
+/* A copy of packet i with one payload byte changed (valid checksum). */
+static void altered(struct fixture *f, size_t i, uint8_t *buf,
+		    struct netoops_packet *p, int what)
+{
+	memcpy(buf, f->d.pkt[i], f->d.len[i]);
+	if (what == 0)
+		buf[f->d.len[i] - 8] ^= 0x20;		/* payload byte */
+	else
+		buf[34] ^= 1;				/* pkt_count */
+	buf[48] = buf[49] = buf[50] = buf[51] = 0;
+	uint32_t c = netoops_crc32(buf, f->d.len[i]);
+
+	buf[48] = (uint8_t)c;
+	buf[49] = (uint8_t)(c >> 8);
+	buf[50] = (uint8_t)(c >> 16);
+	buf[51] = (uint8_t)(c >> 24);
+	assert_int_equal(netoops_decode_packet(buf, f->d.len[i], p), 0);
+}
+
+static void test_conflicts(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_packet *p = malloc(sizeof(*p));
+	struct netoops_reasm_stats st;
+	struct netoops_dump *none;
+	enum netoops_err why;
+	uint8_t buf[MAX_PKT];
+
+	assert_non_null(p);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[5], 1, &none,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	assert_int_equal(why, NETOOPS_OK);
+	altered(f, 5, buf, p, 0);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, p, 2, &none, &why),
+			 -EEXIST);
+	assert_int_equal(why, NETOOPS_ERR_CONFLICT);
+	altered(f, 6, buf, p, 1);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, p, 3, &none, &why),
+			 -EEXIST);
+	assert_int_equal(why, NETOOPS_ERR_MISMATCH);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.conflicts, 2);
+	assert_int_equal(st.accepted, 1);
+	/* invalid arguments */
+	assert_int_equal(netoops_reasm_add(r, NULL, 1, &f->pkt[1], 3, &none,
+					   &why), -EINVAL);
+	assert_int_equal(netoops_reasm_add(r, buf, NETOOPS_SRC_KEY_MAX + 1,
+					   &f->pkt[1], 3, &none, &why),
+			 -EINVAL);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[1], 3, NULL,
+					   &why), -EINVAL);
+	free(p);
+	netoops_reasm_free(r);
+}
+
+/* Feed all but the listed indices; expire; check the exact gaps. */
+static void loss_case(struct fixture *f, const size_t *drop, size_t ndrop,
+		      bool expect_meta)
+{
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_gap expect[16];
+	struct netoops_dump *done, *none;
+	size_t nexp = 0, i, k, fed = 0, missing = 0;
+	uint64_t t = 100;
+
+	/* expected gaps: the dropped chunks, adjacent ones merged */
+	for (i = 0; i < f->d.n; i++) {
+		bool dropped = false;
+
+		for (k = 0; k < ndrop; k++)
+			dropped |= drop[k] == i;
+		if (!dropped) {
+			assert_int_equal(netoops_reasm_add(r, "s", 1,
+							   &f->pkt[i], t++,
+							   &none, NULL),
+					 NETOOPS_REASM_ACCEPTED);
+			fed++;
+			continue;
+		}
+		if (!f->pkt[i].chunk_len)
+			continue;
+		missing += f->pkt[i].chunk_len;
+		if (nexp && expect[nexp - 1].off + expect[nexp - 1].len ==
+			    f->pkt[i].payload_off) {
+			expect[nexp - 1].len += (uint32_t)f->pkt[i].chunk_len;
+		} else {
+			expect[nexp].off = f->pkt[i].payload_off;
+			expect[nexp].len = (uint32_t)f->pkt[i].chunk_len;
+			nexp++;
+		}
+	}
+	/* not before its time */
+	assert_int_equal(netoops_reasm_next_deadline(r), t - 1 + TIMEOUT);
+	assert_int_equal(netoops_reasm_expire(r, t - 2 + TIMEOUT, &done), 0);
+	assert_null(done);
+	assert_int_equal(netoops_reasm_expire(r, t - 1 + TIMEOUT, &done), 1);
+	assert_non_null(done);
+	assert_int_equal(netoops_reasm_expire(r, t + TIMEOUT, &none), 0);
+	assert_int_equal(netoops_reasm_next_deadline(r), UINT64_MAX);
+
+	assert_false(done->complete);
+	assert_int_equal(done->has_meta, expect_meta);
+	if (expect_meta)
+		assert_int_equal(done->meta.reason, NETOOPS_REASON_OOPS);
+	assert_int_equal(done->pkts_received, fed);
+	assert_int_equal(done->pkt_count, f->d.n);
+	assert_int_equal(done->nr_gaps, nexp);
+	assert_int_equal(done->missing_bytes, missing);
+	for (k = 0; k < nexp; k++) {
+		assert_int_equal(done->gaps[k].off, expect[k].off);
+		assert_int_equal(done->gaps[k].len, expect[k].len);
+	}
+	/* outside the gaps the bytes are the sender's, inside zero */
+	for (i = 0, k = 0; i < done->payload_len; i++) {
+		bool in_gap = false;
+
+		for (k = 0; k < nexp; k++)
+			in_gap |= i >= expect[k].off &&
+				  i < expect[k].off + expect[k].len;
+		assert_int_equal(done->payload[i], in_gap ? 0 : f->payload[i]);
+	}
+	netoops_dump_free(done);
+	netoops_reasm_free(r);
+}
+
+static void test_loss(void **state)
+{
+	struct fixture *f = *state;
+	const size_t last = f->d.n - 1;
+	const size_t mid[] = { 3, 4, 10 };
+	const size_t first[] = { 0 };
+	const size_t ends[] = { 0, last };
+	const size_t many[] = { 1, 2, 3, 20, 22, 24, last - 1 };
+
+	loss_case(f, mid, 3, true);
+	loss_case(f, first, 1, true);	/* metadata from the last datagram */
+	loss_case(f, ends, 2, false);
+	loss_case(f, many, 7, true);
+}
+
+static void test_flush_and_sources(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_dump *d1 = NULL, *d2 = NULL, *x;
+	struct netoops_reasm_stats st;
+	size_t i;
+
+	/* the same dump from two sources is two dumps */
+	for (i = 0; i < f->d.n; i++) {
+		netoops_reasm_add(r, "a", 1, &f->pkt[i], i, &x, NULL);
+		if (x)
+			d1 = x;
+		netoops_reasm_add(r, "b", 1, &f->pkt[i], i, &x, NULL);
+		if (x)
+			d2 = x;
+	}
+	assert_non_null(d1);
+	assert_non_null(d2);
+	assert_int_equal(d1->src_key[0], 'a');
+	assert_int_equal(d2->src_key[0], 'b');
+	netoops_dump_free(d1);
+	netoops_dump_free(d2);
+	/* an empty source key is a key too */
+	netoops_reasm_add(r, NULL, 0, &f->pkt[1], 1, &x, NULL);
+	netoops_reasm_add(r, "c", 1, &f->pkt[1], 1, &x, NULL);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.open_dumps, 2);
+	assert_int_equal(netoops_reasm_flush(r, &x), 1);
+	assert_int_equal(x->src_key_len, 0);
+	assert_false(x->complete);
+	assert_int_equal(x->pkts_received, 1);
+	netoops_dump_free(x);
+	assert_int_equal(netoops_reasm_flush(r, &x), 1);
+	netoops_dump_free(x);
+	assert_int_equal(netoops_reasm_flush(r, &x), 0);
+	assert_null(x);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.expired, 2);
+	assert_int_equal(st.bytes_buffered, 0);
+	netoops_reasm_free(r);
+}
+
+/* A packet of a new dump (dump_id changed, checksum fixed). */
+static void other_dump(struct fixture *f, size_t i, uint64_t id, uint8_t *buf,
+		       struct netoops_packet *p)
+{
+	memcpy(buf, f->d.pkt[i], f->d.len[i]);
+	for (int k = 0; k < 8; k++)
+		buf[24 + k] = (uint8_t)(id >> (8 * k));
+	buf[48] = buf[49] = buf[50] = buf[51] = 0;
+	uint32_t c = netoops_crc32(buf, f->d.len[i]);
+
+	for (int k = 0; k < 4; k++)
+		buf[48 + k] = (uint8_t)(c >> (8 * k));
+	assert_int_equal(netoops_decode_packet(buf, f->d.len[i], p), 0);
+}
+
+static void test_limits(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_packet *p = malloc(sizeof(*p));
+	uint64_t cost = netoops_reasm_cost(f->pkt[0].pkt_count,
+					   f->pkt[0].payload_total);
+	struct netoops_reasm_stats st;
+	struct netoops_reasm *r;
+	struct netoops_dump *x;
+	enum netoops_err why;
+	uint8_t buf[MAX_PKT];
+
+	assert_non_null(p);
+	/* packets per dump */
+	r = reasm(f->d.n - 1, 0, 0, 0, 0);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[0], 0, &x,
+					   &why), -EMSGSIZE);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_PACKETS);
+	netoops_reasm_free(r);
+	r = reasm(f->d.n, 0, 0, 0, 0);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[0], 0, &x,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_free(r);
+
+	/* bytes per dump */
+	r = reasm(0, TEXT_LEN - 1, 0, 0, 0);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[0], 0, &x,
+					   &why), -EMSGSIZE);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_BYTES);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.refused_limit, 1);
+	assert_int_equal(st.open_dumps, 0);
+	netoops_reasm_free(r);
+
+	/* open dumps per source */
+	r = reasm(0, 0, 2, 0, 0);
+	for (uint64_t id = 100; id < 102; id++) {
+		other_dump(f, 0, id, buf, p);
+		assert_int_equal(netoops_reasm_add(r, "a", 1, p, 0, &x, &why),
+				 NETOOPS_REASM_ACCEPTED);
+	}
+	other_dump(f, 0, 102, buf, p);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, p, 0, &x, &why),
+			 -ENOSPC);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_SOURCE);
+	/* ...but another packet of an open dump is fine */
+	other_dump(f, 1, 101, buf, p);
+	assert_int_equal(netoops_reasm_add(r, "a", 1, p, 0, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	/* ...and so is another source */
+	other_dump(f, 0, 102, buf, p);
+	assert_int_equal(netoops_reasm_add(r, "b", 1, p, 0, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_free(r);
+
+	/* open dumps in all */
+	r = reasm(0, 0, 0, 3, 0);
+	for (char s = 'a'; s < 'd'; s++)
+		assert_int_equal(netoops_reasm_add(r, &s, 1, &f->pkt[0], 0, &x,
+						   &why),
+				 NETOOPS_REASM_ACCEPTED);
+	assert_int_equal(netoops_reasm_add(r, "d", 1, &f->pkt[0], 0, &x,
+					   &why), -ENOSPC);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_DUMPS);
+	/* expiring one makes room */
+	assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x), 1);
+	netoops_dump_free(x);
+	assert_int_equal(netoops_reasm_add(r, "d", 1, &f->pkt[0], TIMEOUT, &x,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_free(r);
+
+	/* bytes buffered in all */
+	r = reasm(0, 0, 0, 0, 2 * cost + cost / 2);
+	for (char s = 'a'; s < 'c'; s++)
+		assert_int_equal(netoops_reasm_add(r, &s, 1, &f->pkt[0], 0, &x,
+						   &why),
+				 NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.bytes_buffered, 2 * cost);
+	assert_int_equal(netoops_reasm_add(r, "c", 1, &f->pkt[0], 0, &x,
+					   &why), -ENOBUFS);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_MEMORY);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.refused_limit, 1);
+	assert_int_equal(st.open_dumps, 2);
+	/* completing one releases its bytes */
+	for (size_t i = 1; i < f->d.n; i++)
+		netoops_reasm_add(r, "a", 1, &f->pkt[i], 1, &x, &why);
+	assert_non_null(x);
+	assert_true(x->complete);
+	netoops_dump_free(x);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.bytes_buffered, cost);
+	assert_int_equal(netoops_reasm_add(r, "c", 1, &f->pkt[0], 2, &x,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_free(r);
+
+	/* the cost really grows with what the sender declares */
+	assert_true(netoops_reasm_cost(1, 1000) > 1000);
+	assert_true(netoops_reasm_cost(1000, 0) > netoops_reasm_cost(1, 0));
+	free(p);
+}
+
+static void test_partial_inflate(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	uint8_t *out = malloc(TEXT_LEN);
+	struct netoops_dump *x = NULL;
+	size_t i, n, drop;
+	(void)state;
+
+	assert_non_null(f);
+	assert_non_null(out);
+	fixture_make(f, true, 9, TEXT_LEN);
+	assert_true(f->d.n > 6);
+	drop = f->d.n / 2;
+	for (i = 0; i < f->d.n; i++)
+		if (i != drop)
+			netoops_reasm_add(r, "z", 1, &f->pkt[i], 0, &x, NULL);
+	assert_null(x);
+	assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x), 1);
+	assert_int_equal(x->nr_gaps, 1);
+	assert_int_equal(x->gaps[0].off, f->pkt[drop].payload_off);
+	/* a prefix of the text comes back, and it is the right one */
+	assert_int_equal(netoops_dump_text(x, out, TEXT_LEN, &n), -ENODATA);
+	assert_true(n > 0);
+	assert_true(n < TEXT_LEN);
+	assert_memory_equal(out, f->text, n);
+	netoops_dump_free(x);
+	netoops_reasm_free(r);
+	tu_dump_clear(&f->d);
+	free(f->pkt);
+	free(f);
+	free(out);
+}
+
+static void test_inflate(void **state)
+{
+	uint8_t text[5000], z[6000], out[5001], bad[64];
+	size_t zl, n;
+	(void)state;
+
+	tu_text(text, sizeof(text), 3);
+	zl = tu_deflate(text, sizeof(text), z, sizeof(z));
+	assert_true(zl > 0);
+	/* exact fit */
+	assert_int_equal(netoops_inflate(z, zl, out, sizeof(text), &n), 0);
+	assert_int_equal(n, sizeof(text));
+	assert_memory_equal(out, text, sizeof(text));
+	/* room to spare */
+	assert_int_equal(netoops_inflate(z, zl, out, sizeof(out), &n), 0);
+	assert_int_equal(n, sizeof(text));
+	/* one byte short: refused, and nothing written past the bound */
+	out[sizeof(text) - 1] = 0xa5;
+	assert_int_equal(netoops_inflate(z, zl, out, sizeof(text) - 1, &n),
+			 -EMSGSIZE);
+	assert_int_equal(n, sizeof(text) - 1);
+	assert_int_equal(out[sizeof(text) - 1], 0xa5);
+	/* truncated input: what could be inflated, -ENODATA */
+	assert_int_equal(netoops_inflate(z, zl / 2, out, sizeof(out), &n),
+			 -ENODATA);
+	assert_true(n > 0 && n < sizeof(text));
+	assert_memory_equal(out, text, n);
+	assert_int_equal(netoops_inflate(z, 0, out, sizeof(out), &n),
+			 -ENODATA);
+	/* corrupt: an invalid block type */
+	memset(bad, 0xff, sizeof(bad));
+	assert_int_equal(netoops_inflate(bad, sizeof(bad), out, sizeof(out),
+					 &n), -EBADMSG);
+	assert_int_equal(netoops_inflate(NULL, 3, out, sizeof(out), &n),
+			 -EINVAL);
+	assert_int_equal(netoops_inflate(z, zl, out, sizeof(out), NULL),
+			 -EINVAL);
+}
+
+static void test_dump_text_plain(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	uint8_t *out = malloc(TEXT_LEN);
+	struct netoops_dump *x = NULL;
+	size_t n;
+
+	assert_non_null(out);
+	for (size_t i = 0; i < f->d.n; i++)
+		if (i != 7)
+			netoops_reasm_add(r, "p", 1, &f->pkt[i], 0, &x, NULL);
+	assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x), 1);
+	assert_int_equal(netoops_dump_text(x, out, TEXT_LEN, &n), -ENODATA);
+	assert_int_equal(n, f->pkt[7].payload_off);
+	assert_memory_equal(out, f->text, n);
+	assert_int_equal(netoops_dump_text(x, out, 10, &n), -EMSGSIZE);
+	assert_int_equal(n, 10);
+	netoops_dump_free(x);
+	netoops_reasm_free(r);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_any_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_duplicates, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flush_and_sources, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test(test_partial_inflate),
+		cmocka_unit_test(test_inflate),
+		cmocka_unit_test_setup_teardown(test_dump_text_plain, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests_name("reasm", tests, NULL, NULL);
+}
