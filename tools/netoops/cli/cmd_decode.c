@@ -260,8 +260,8 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct netoops_reasm_limits lim = {
-		.max_dumps_per_source = 1u << 30,
-		.max_dumps = 1u << 30,
+		.max_dumps_per_source = 1u << 20,
+		.max_dumps = 1u << 20,
 		.max_bytes_total = 1ull << 34,
 		.timeout_ms = 1ull << 40,
 	};
@@ -294,6 +294,7 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 	}
 	r = netoops_reasm_new(&lim, &x.reasm);
 	if (r < 0) {
+		fprintf(stderr, "netoops decode: %s\n", strerror(-r));
 		free(buf);
 		return 1;
 	}

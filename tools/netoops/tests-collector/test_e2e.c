@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end: netoopsd on 127.0.0.1 port 0 with a temporary database, fed
+ * real encoded dumps over loopback; results checked through the netoops CLI
+ * (JSON parsed with jansson) and the daemon's Prometheus counters (HTTP).
+ *
+ * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
+ * Every wait is for a condition, bounded by a deadline.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "gen_dump.h"
+#include "netoops_decode.h"
+
+#define DEADLINE_MS 20000
+
+struct daemon_run {
+	char dir[64];
+	char db[128];
+	char ready[128];
+	char metrics[128];
+	pid_t pid;
+	int port;
+	int mport;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000000 };
+
+	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
+}
+
+static void start_daemon(struct daemon_run *r, const char *timeout_ms)
+{
+	const char *bin = getenv("NETOOPSD");
+	uint64_t end = now_ms() + DEADLINE_MS;
+	FILE *f;
+
+	assert_non_null(bin);
+	strcpy(r->dir, "/tmp/netoops-e2e-XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
+	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
+	snprintf(r->metrics, sizeof(r->metrics), "%s/metrics", r->dir);
+	r->pid = fork();
+	assert_true(r->pid >= 0);
+	if (!r->pid) {
+		execl(bin, bin, "--listen", "127.0.0.1", "--port", "0",
+		      "--db", r->db, "--ready-file", r->ready,
+		      "--metrics-file", r->metrics, "--metrics-listen",
+		      "127.0.0.1:0", "--timeout-ms", timeout_ms,
+		      "--max-packet", "2048", "--workers", "2", "--sync",
+		      "normal", (char *)NULL);
+		_exit(127);
+	}
+	/* Ready when the file appears (it is renamed into place whole). */
+	while (!(f = fopen(r->ready, "r"))) {
+		int st;
+
+		assert_int_equal(waitpid(r->pid, &st, WNOHANG), 0);
+		assert_true(now_ms() < end);
+		nap();
+	}
+	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", &r->port,
+				&r->mport), 2);
+	fclose(f);
+	assert_true(r->port > 0);
+	assert_true(r->mport > 0);
+}
+
+static int stop_daemon(struct daemon_run *r)
+{
+	int st;
+
+	assert_int_equal(kill(r->pid, SIGTERM), 0);
+	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void cleanup(struct daemon_run *r)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", r->dir);
+}
+
+static void send_raw(int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)len);
+	close(fd);
+}
+
+/* Sends packets in @order (indices), or all in order when NULL. */
+static void send_pkts(int port, const struct gen_pkts *p, const int *order,
+		      int n)
+{
+	int i;
+
+	if (!order)
+		n = p->n;
+	for (i = 0; i < n; i++) {
+		int k = order ? order[i] : i;
+
+		send_raw(port, p->buf[k], p->len[k]);
+	}
+}
+
+/* GET /metrics over loopback; returns the value of @name or -1. */
+static double metric(const struct daemon_run *r, const char *name)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static char buf[65536];
+	size_t len = 0;
+	ssize_t n;
+	char req[128], *p;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons(r->mport);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n"
+		 "Host: 127.0.0.1\r\n\r\n");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	assert_non_null(strstr(buf, "200 OK"));
+	for (p = buf; (p = strstr(p, name)); p++) {
+		if ((p == buf || p[-1] == '\n') && p[strlen(name)] == ' ')
+			return strtod(p + strlen(name), NULL);
+	}
+	return -1;
+}
+
+static void wait_metric(const struct daemon_run *r, const char *name,
+			double want)
+{
+	uint64_t end = now_ms() + DEADLINE_MS;
+	double v;
+
+	while ((v = metric(r, name)) < want) {
+		if (now_ms() > end)
+			fail_msg("%s stayed at %g, wanted %g", name, v, want);
+		nap();
+	}
+	assert_true(v == want);
+}
+
+/* Runs the CLI with "--db DB" and @args, returns its parsed JSON output. */
+static json_t *cli_json(const struct daemon_run *r, const char *args)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	char cmd[512];
+	json_error_t err;
+	json_t *j;
+	FILE *f;
+
+	assert_non_null(bin);
+	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, r->db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	j = json_loadf(f, 0, &err);
+	if (!j)
+		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
+			 err.line);
+	assert_int_equal(pclose(f), 0);
+	return j;
+}
+
+/* The stored dump of @boot, as `netoops list --json` shows it. */
+static json_t *find_dump(json_t *list, const uint8_t boot[16])
+{
+	char hex[33];
+	size_t i;
+	json_t *d;
+
+	for (i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", boot[i]);
+	json_array_foreach(list, i, d)
+		if (!strcmp(json_string_value(json_object_get(d, "boot_id")),
+			    hex))
+			return d;
+	return NULL;
+}
+
+static void mkboot(uint8_t boot[16], int n)
+{
+	memset(boot, 0, 16);
+	boot[0] = 0xe2;
+	boot[1] = 0xe0;
+	boot[15] = n;
+}
+
+static void test_daemon(void **state)
+{
+	struct gen_opts oc = { .hostname = "e2e-complete", .reason = 2,
+			       .release = "6.12.118+deb12-amd64",
+			       .compress = true, .user_key = "rack",
+			       .user_value = "r42", .regs = true };
+	struct gen_opts op = { .hostname = "e2e-plain", .reason = 1,
+			       .release = "6.1.0-57-amd64", .max_pkt = 512 };
+	struct gen_pkts pc, pr, pl, pz, pd;
+	struct netoops_packet a, b;
+	struct daemon_run r;
+	uint8_t b1[16], b2[16], b3[16], b4[16], b5[16];
+	int order[64], lossy[64], nl = 0, i, n;
+	size_t len1, len2, len3;
+	char *log1, *log2, *log3, garbage[300], trunc[2048], big[3000];
+	json_t *list, *d, *show;
+	uint64_t t0;
+	char args[64];
+
+	(void)state;
+	start_daemon(&r, "1500");
+	mkboot(b1, 1);
+	mkboot(b2, 2);
+	mkboot(b3, 3);
+	mkboot(b4, 4);
+	mkboot(b5, 5);
+	log1 = gen_log(40000, "e2e_complete_fn", 1, &len1);
+	log2 = gen_log(12000, "e2e_reorder_fn", 2, &len2);
+	log3 = gen_log(12000, "e2e_lossy_fn", 3, &len3);
+	assert_int_equal(gen_dump(&pc, b1, 1, &oc, log1, len1), 0);
+	assert_int_equal(gen_dump(&pr, b2, 1, &op, log2, len2), 0);
+	assert_int_equal(gen_dump(&pl, b3, 1, &op, log3, len3), 0);
+	oc.hostname = "e2e-zlost";
+	oc.max_pkt = 512;
+	assert_int_equal(gen_dump(&pz, b4, 1, &oc, log3, len3), 0);
+	op.hostname = "e2e-dups";
+	assert_int_equal(gen_dump(&pd, b5, 9, &op, log2, len2), 0);
+	assert_true(pr.n > 10 && pr.n < 64 && pl.n < 64 && pz.n > 4);
+
+	/* 1. complete, in order */
+	send_pkts(r.port, &pc, NULL, 0);
+	/* 2. complete, shuffled: even indices descending, then odd ones */
+	for (i = 0, n = 0; i < (int)pr.n; i++)
+		if (!(((int)pr.n - 1 - i) % 2))
+			order[n++] = pr.n - 1 - i;
+	for (i = 1; i < (int)pr.n; i += 2)
+		order[n++] = i;
+	assert_int_equal(n, pr.n);
+	send_pkts(r.port, &pr, order, n);
+	/* 3. lossy plain: packets 1 and 4 never come */
+	for (i = 0; i < (int)pl.n; i++)
+		if (i != 1 && i != 4)
+			lossy[nl++] = i;
+	send_pkts(r.port, &pl, lossy, nl);
+	assert_int_equal(netoops_decode_packet(pl.buf[1], pl.len[1], &a), 0);
+	assert_int_equal(netoops_decode_packet(pl.buf[4], pl.len[4], &b), 0);
+	/* 4. lossy compressed: packet 2 never comes */
+	for (i = 0, nl = 0; i < (int)pz.n; i++)
+		if (i != 2)
+			lossy[nl++] = i;
+	send_pkts(r.port, &pz, lossy, nl);
+	/* 5. every packet twice */
+	send_pkts(r.port, &pd, NULL, 0);
+	send_pkts(r.port, &pd, NULL, 0);
+	/* 6. bad packets, one of each kind */
+	for (i = 0; i < (int)sizeof(garbage); i++)
+		garbage[i] = (char)(i * 7 + 3);
+	send_raw(r.port, garbage, sizeof(garbage));		/* magic */
+	memcpy(trunc, pr.buf[0], pr.len[0]);
+	send_raw(r.port, trunc, pr.len[0] - 10);		/* length */
+	trunc[pr.len[0] - 1] ^= 0x55;
+	send_raw(r.port, trunc, pr.len[0]);			/* checksum */
+	memset(big, 'x', sizeof(big));
+	send_raw(r.port, big, sizeof(big));			/* oversized */
+	send_raw(r.port, "NOPS", 4);				/* short */
+
+	t0 = now_ms();
+	/* Every datagram accounted for. */
+	n = pc.n + pr.n + (pl.n - 2) + (pz.n - 1) + 2 * pd.n + 5;
+	wait_metric(&r, "netoops_packets_received_total", n);
+	wait_metric(&r, "netoops_packets_processed_total", n - 1);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 3);
+	/* The partials come after the timeout (1.5 s), not before. */
+	wait_metric(&r, "netoops_dumps_total{state=\"partial\"}", 2);
+	assert_true(now_ms() - t0 >= 1000);
+	wait_metric(&r, "netoops_dumps_stored_total", 5);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"magic\"}") == 1);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"length\"}") == 1);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"checksum\"}") == 1);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"oversized\"}") == 1);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"short\"}") == 1);
+	assert_true(metric(&r, "netoops_packets_duplicate_total") == pd.n);
+	assert_true(metric(&r, "netoops_packets_accepted_total") ==
+		    pc.n + pr.n + (pl.n - 2) + (pz.n - 1) + pd.n);
+
+	list = cli_json(&r, "list --json");
+	assert_int_equal(json_array_size(list), 5);
+
+	d = find_dump(list, b1);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+	assert_string_equal(json_string_value(json_object_get(d, "host")),
+			    "e2e-complete");
+	assert_string_equal(json_string_value(json_object_get(d, "reason")),
+			    "oops");
+	assert_string_equal(json_string_value(json_object_get(d, "release")),
+			    "6.12.118+deb12-amd64");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(d, "user"), "rack")), "r42");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(d, "regs"), "rip")), "0xffffffffc0ffee00");
+	assert_int_equal(json_array_size(json_object_get(d, "gaps")), 0);
+	assert_int_equal(json_string_length(json_object_get(d, "log")), len1);
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log1,
+			    len1);
+	assert_non_null(strstr(json_string_value(json_object_get(d, "title")),
+			       "e2e_complete_fn"));
+
+	d = find_dump(list, b2);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log2,
+			    len2);
+
+	/* Plain partial: exact gaps in log coordinates. */
+	d = find_dump(list, b3);
+	assert_non_null(d);
+	assert_true(json_is_false(json_object_get(d, "complete")));
+	assert_int_equal(json_integer_value(json_object_get(d, "pkt_received")),
+			 pl.n - 2);
+	{
+		json_t *g = json_object_get(d, "gaps");
+
+		assert_int_equal(json_array_size(g), 2);
+		assert_int_equal(json_integer_value(json_object_get(
+			json_array_get(g, 0), "off")), a.payload_off);
+		assert_int_equal(json_integer_value(json_object_get(
+			json_array_get(g, 0), "len")), a.chunk_len);
+		assert_int_equal(json_integer_value(json_object_get(
+			json_array_get(g, 1), "off")),
+			b.payload_off - a.chunk_len);
+		assert_int_equal(json_integer_value(json_object_get(
+			json_array_get(g, 1), "len")), b.chunk_len);
+		snprintf(args, sizeof(args), "[... %zu bytes missing ...]",
+			 a.chunk_len);
+		assert_non_null(strstr(json_string_value(
+			json_object_get(d, "log")), args));
+	}
+
+	/* Compressed partial: a prefix, then the rest marked missing. */
+	d = find_dump(list, b4);
+	assert_non_null(d);
+	assert_true(json_is_false(json_object_get(d, "complete")));
+	assert_int_equal(json_array_size(json_object_get(d, "gaps")), 1);
+	assert_int_equal(json_integer_value(json_object_get(d, "log_len")) +
+			 json_integer_value(json_object_get(d,
+							    "missing_bytes")),
+			 len3);
+
+	/* Duplicates: stored once, complete. */
+	d = find_dump(list, b5);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+
+	/* show --json of one id gives the same record. */
+	snprintf(args, sizeof(args), "show %lld --json",
+		 (long long)json_integer_value(json_object_get(d, "id")));
+	show = cli_json(&r, args);
+	assert_string_equal(json_string_value(json_object_get(show, "host")),
+			    "e2e-dups");
+	assert_true(json_equal(json_object_get(show, "log"),
+			       json_object_get(d, "log")));
+	json_decref(show);
+
+	/* buckets and export parse too. */
+	show = cli_json(&r, "buckets --json");
+	assert_true(json_array_size(show) >= 3);
+	json_decref(show);
+	show = cli_json(&r, "list --json --partial");
+	assert_int_equal(json_array_size(show), 2);
+	json_decref(show);
+	show = cli_json(&r, "list --json --host e2e-plain");
+	assert_int_equal(json_array_size(show), 2);
+	json_decref(show);
+
+	json_decref(list);
+	assert_int_equal(stop_daemon(&r), 0);
+	/* The metrics file is written at exit. */
+	{
+		FILE *f = fopen(r.metrics, "r");
+		char line[256];
+		bool found = false;
+
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			if (!strcmp(line, "netoops_dumps_stored_total 5\n"))
+				found = true;
+		fclose(f);
+		assert_true(found);
+	}
+	cleanup(&r);
+	gen_pkts_free(&pc);
+	gen_pkts_free(&pr);
+	gen_pkts_free(&pl);
+	gen_pkts_free(&pz);
+	gen_pkts_free(&pd);
+	free(log1);
+	free(log2);
+	free(log3);
+}
+
+/* SIGTERM stores a dump still in flight as partial, with its gaps. */
+static void test_sigterm_flush(void **state)
+{
+	struct gen_opts op = { .hostname = "e2e-flush", .reason = 1,
+			       .release = "6.1.0", .max_pkt = 512 };
+	struct daemon_run r;
+	struct gen_pkts p;
+	uint8_t b[16];
+	json_t *list, *d;
+	size_t len;
+	char *log;
+
+	(void)state;
+	start_daemon(&r, "600000");	/* nothing times out by itself */
+	mkboot(b, 9);
+	log = gen_log(8000, "flush_fn", 9, &len);
+	assert_int_equal(gen_dump(&p, b, 3, &op, log, len), 0);
+	assert_true(p.n > 4);
+	send_pkts(r.port, &p, (int[]){ 0, 1, 2 }, 3);
+	wait_metric(&r, "netoops_packets_accepted_total", 3);
+	assert_true(metric(&r, "netoops_dumps_stored_total") == 0);
+	assert_int_equal(stop_daemon(&r), 0);
+
+	list = cli_json(&r, "list --json");
+	assert_int_equal(json_array_size(list), 1);
+	d = json_array_get(list, 0);
+	assert_true(json_is_false(json_object_get(d, "complete")));
+	assert_int_equal(json_integer_value(json_object_get(d, "pkt_received")),
+			 3);
+	assert_int_equal(json_array_size(json_object_get(d, "gaps")), 1);
+	assert_int_equal(json_integer_value(json_object_get(d, "log_len")) +
+			 json_integer_value(json_object_get(d,
+							    "missing_bytes")),
+			 len);
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log,
+			    json_integer_value(json_object_get(d, "log_len")));
+	json_decref(list);
+	cleanup(&r);
+	gen_pkts_free(&p);
+	free(log);
+}
+
+/* `netoops decode` of an archive-style concatenation, no store. */
+static void test_decode_file(void **state)
+{
+	struct gen_opts op = { .hostname = "dec", .reason = 1,
+			       .compress = true, .release = "r" };
+	char path[] = "/tmp/netoops-decode-XXXXXX", args[128];
+	struct daemon_run r = { .db = "/nonexistent" };
+	struct gen_pkts p;
+	uint8_t b[16];
+	json_t *j, *d;
+	size_t len, i;
+	char *log;
+	int fd;
+
+	(void)state;
+	mkboot(b, 10);
+	log = gen_log(20000, "decode_fn", 10, &len);
+	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	for (i = p.n; i-- > 0;)		/* reversed order on purpose */
+		assert_int_equal(write(fd, p.buf[i], p.len[i]),
+				 (ssize_t)p.len[i]);
+	assert_int_equal(write(fd, "garbage!", 8), 8);
+	close(fd);
+	snprintf(args, sizeof(args), "decode --json %s", path);
+	j = cli_json(&r, args);
+	assert_int_equal(json_integer_value(json_object_get(j, "packets")),
+			 p.n + 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "refused")), 1);
+	d = json_array_get(json_object_get(j, "dumps"), 0);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log,
+			    len);
+	json_decref(j);
+	unlink(path);
+	gen_pkts_free(&p);
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_daemon),
+		cmocka_unit_test(test_sigterm_flush),
+		cmocka_unit_test(test_decode_file),
+	};
+
+	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
+		printf("SKIP: set NETOOPSD and NETOOPS_CLI to the programs"
+		       " under test (make collector-e2e does)\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
