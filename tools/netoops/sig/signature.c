@@ -483,6 +483,7 @@ static const char *const generic_exact[] = {
 	"out_of_memory", "__alloc_pages", "__alloc_pages_slowpath",
 	"__alloc_pages_may_oom", "alloc_pages", "alloc_pages_mpol",
 	"__folio_alloc", "folio_alloc", "alloc_pages_current",
+	"vma_alloc_folio", "folio_alloc_mpol", "alloc_page_vma",
 	"__get_free_pages", "get_zeroed_page", "alloc_pages_bulk",
 	"dump_header", "oom_kill_process", "pagefault_out_of_memory",
 	"kmalloc", "__kmalloc", "kmalloc_trace", "__kmalloc_node",
@@ -804,8 +805,8 @@ static bool classify_start(const char *line, struct report *r)
 			set_report(r, K_MIGHT_SLEEP,
 				   "BUG: sleeping function called from invalid context",
 				   true);
-		} else if ((p = skip_prefix(s, "BUG: KASAN: "))) {
-			classify_kasan(p, r);
+		} else if (starts(p, "KASAN: ")) {
+			classify_kasan(p + strlen("KASAN: "), r);
 		} else if (starts(p, "stack guard page was hit")) {
 			set_report(r, K_STACK_OVERFLOW,
 				   "kernel stack overflow", true);
@@ -872,6 +873,24 @@ static bool ends_report(const char *s)
 	       starts(s, "Kernel panic - not syncing");
 }
 
+/* "<IRQ>" (close == false) or "</IRQ>" (close == true), not TASK */
+static bool is_stack_marker(const char *s, bool close)
+{
+	size_t n = strlen(s);
+
+	if (n < 3 || s[0] != '<' || s[n - 1] != '>')
+		return false;
+	if ((s[1] == '/') != close)
+		return false;
+	s += close ? 2 : 1;
+	if (starts(s, "TASK>"))
+		return false;
+	for (; *s != '>'; s++)
+		if (!is_alpha(*s) && *s != '#' && *s != '_')
+			return false;
+	return true;
+}
+
 static void collect_line(struct collector *c, const char *s)
 {
 	char name[NETOOPS_SIG_FRAME_LEN];
@@ -904,14 +923,13 @@ static void collect_line(struct collector *c, const char *s)
 		c->done = true;
 		return;
 	}
-	if (strcmp(s, "<IRQ>") == 0 || strcmp(s, "<NMI>") == 0 ||
-	    strcmp(s, "<SOFTIRQ>") == 0) {
+	/* <IRQ>, <NMI>, <SOFTIRQ>, exception stacks like <#DF> */
+	if (is_stack_marker(s, false)) {
 		c->irq_depth++;
 		c->irq_reliable = false;
 		return;
 	}
-	if (strcmp(s, "</IRQ>") == 0 || strcmp(s, "</NMI>") == 0 ||
-	    strcmp(s, "</SOFTIRQ>") == 0) {
+	if (is_stack_marker(s, true)) {
 		if (c->irq_depth > 0)
 			c->irq_depth--;
 		/* a fault inside the interrupt: below is another context */

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Crash signatures: the pure library sig/signature.c (also linked into the
+# collector by collector.mk), a debugging CLI and the golden-corpus tests.
+#
+#   build/netoops-sig FILE...       print kind, title, frames, text, hash
+#
+# Check: sig-unit (cmocka under ASan+UBSan over tests/signatures/: golden
+# titles/kinds/frames, one hash per BUCKET, -ENOENT without a crash,
+# presentation invariance, bounded random mutations).
+
+SIG_CORPUS := $(TOP)/tests/signatures
+
+build/netoops-sig: build/sig/signature.o build/sig/netoops-sig.o
+	$(CC) $(CFLAGS_OPT) -o $@ $^
+build-san/netoops-sig: build-san/sig/signature.o build-san/sig/netoops-sig.o
+	$(CC) $(CFLAGS_SAN) -o $@ $^
+
+build-san/tests-sig/test_signature: build-san/tests-sig/test_signature.o \
+				    build-san/sig/signature.o
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka
+
+BINS += build/netoops-sig
+
+.PHONY: sig-unit
+sig-unit: build-san/tests-sig/test_signature build-san/netoops-sig
+	@echo "== $<"
+	NETOOPS_SIG_CORPUS=$(SIG_CORPUS) $<
+	@echo "== netoops-sig on the corpus"
+	@build-san/netoops-sig $(SIG_CORPUS)/sysrq-crash-6.12.txt | \
+		grep -qx 'TITLE: Kernel panic: sysrq triggered crash'
+
+CHECKS += sig-unit
