@@ -23,7 +23,7 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 	$(AR) rcs $@ $^
 
 VECTORS_DIR := $(TOP)/tests/vectors
-LIB_TESTS := test_roundtrip test_corrupt test_reasm
+LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \
@@ -72,7 +72,7 @@ lib-fuzz: build-fuzz/fuzz/fuzz_decode
 		-artifact_prefix=build-fuzz/ build-fuzz/corpus
 	@echo "lib-fuzz: no crash in $(FUZZ_TIME) s"
 
-CHECKS += lib-uapi lib-unit
+CHECKS += lib-uapi lib-unit lib-fuzz
 
 .SECONDARY: $(LIB_TESTS:%=build-san/tests/%.o) build-san/tests/lib_test_util.o \
 	    build/tests/lib_test_util.o build/tests/gen_vectors.o \
