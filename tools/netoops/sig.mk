@@ -5,9 +5,11 @@
 #
 #   build/netoops-sig FILE...       print kind, title, frames, text, hash
 #
-# Check: sig-unit (cmocka under ASan+UBSan over tests/signatures/: golden
+# Checks: sig-unit (cmocka under ASan+UBSan over tests/signatures/: golden
 # titles/kinds/frames, one hash per BUCKET, -ENOENT without a crash,
-# presentation invariance, bounded random mutations).
+# presentation invariance, bounded random mutations); sig-buckets (the
+# corpus imported with `netoops import-log` shows one `netoops buckets`
+# entry per BUCKET with the right count).
 
 SIG_CORPUS := $(TOP)/tests/signatures
 
@@ -30,4 +32,8 @@ sig-unit: build-san/tests-sig/test_signature build-san/netoops-sig
 	@build-san/netoops-sig $(SIG_CORPUS)/sysrq-crash-6.12.txt | \
 		grep -qx 'TITLE: Kernel panic: sysrq triggered crash'
 
-CHECKS += sig-unit
+.PHONY: sig-buckets
+sig-buckets: build-san/netoops
+	tests-sig/test_buckets.sh build-san/netoops $(SIG_CORPUS)
+
+CHECKS += sig-unit sig-buckets

@@ -36,7 +36,8 @@
  *                                            in FUNC
  *   kernel BUG at lib/list_debug.c           list corruption in FUNC   list-corruption
  *   kernel BUG at FILE:LINE!                 kernel BUG in FUNC        bug
- *                                            (kernel BUG at FILE with no frame)
+ *                                            (kernel BUG at FILE with no frame;
+ *                                            an absolute FILE keeps its name)
  *   list_add/list_del corruption, list_add   list_add corruption in    list-corruption
  *   double add                               FUNC (first two words)
  *   WARNING: ... at [FILE:LINE] FUNC+0x      WARNING in FUNC           warn
@@ -657,6 +658,15 @@ static void classify_kernel_bug(const char *file, struct report *r)
 {
 	char path[NETOOPS_SIG_TITLE_LEN - 32];
 
+	/* an out-of-tree build prints its absolute path: keep the name */
+	if (file[0] == '/') {
+		const char *slash = file, *q;
+
+		for (q = file; *q && *q != ':' && !is_blank(*q); q++)
+			if (*q == '/')
+				slash = q;
+		file = slash + 1;
+	}
 	copy_until(file, ":! ", path, sizeof(path));
 	if (strcmp(path, "lib/list_debug.c") == 0) {
 		set_report(r, K_LIST, "list corruption", true);

@@ -499,6 +499,8 @@ static void test_normalization_rules(void **state)
 		  "WARNING in foo_fn", "warn", "" },
 		{ "kernel BUG at fs/foo/bar.c:12!\n", "kernel BUG at fs/foo/bar.c",
 		  "bug", "" },
+		{ "kernel BUG at /build/out/src/mod/x.c:7!\n",
+		  "kernel BUG at x.c", "bug", "" },
 		{ "kernel BUG at lib/list_debug.c:29!\nRIP: 0010:__list_del_entry_valid.cold+0x1/0x2\nCall Trace:\n <TASK>\n foo_del.constprop.0+0x1/0x2 [x]\n </TASK>\n",
 		  "list corruption in foo_del", "list-corruption", "foo_del" },
 		{ "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b\n",
