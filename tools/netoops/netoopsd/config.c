@@ -21,7 +21,8 @@ enum {
 	OPT_METRICS_FILE, OPT_METRICS_INTERVAL, OPT_READY_FILE, OPT_RCVBUF,
 	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_QUEUE_BYTES, OPT_STORE_QUEUE,
 	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
-	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY,
+	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY, OPT_PENDING_BYTES,
+	OPT_FINISHERS, OPT_FINISH_NICE,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +42,9 @@ static const struct option longopts[] = {
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES },
 	{ "store-queue", required_argument, NULL, OPT_STORE_QUEUE },
+	{ "pending-bytes", required_argument, NULL, OPT_PENDING_BYTES },
+	{ "finishers", required_argument, NULL, OPT_FINISHERS },
+	{ "finish-nice", required_argument, NULL, OPT_FINISH_NICE },
 	{ "source-key", required_argument, NULL, OPT_SOURCE_KEY },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-packets-per-dump", required_argument, NULL, OPT_MAX_PKTS },
@@ -83,6 +87,11 @@ void usage(FILE *f)
 "      --sync full|normal     SQLite synchronous mode (default full)\n"
 "      --queue-bytes BYTES    most bytes queued to one worker (default 64M)\n"
 "      --store-queue N        most records waiting for the store (default 1024)\n"
+"      --pending-bytes BYTES  most payload bytes of finished dumps waiting to\n"
+"                             be inflated and signed (default 256M)\n"
+"      --finishers N          threads inflating and signing dumps (default 2)\n"
+"      --finish-nice N        nice value of those and of the store thread\n"
+"                             (default 10: packets first, 0 = same as all)\n"
 "      --source-key boot|addr|addrport\n"
 "                             what counts as one source for the per-source\n"
 "                             limit (default boot: the sender's boot_id)\n"
@@ -113,6 +122,9 @@ void config_defaults(struct config *c)
 	c->batch = 256;
 	c->queue_bytes = 64ull << 20;
 	c->store_queue = 1024;
+	c->pending_bytes = 256ull << 20;
+	c->finishers = 2;
+	c->finish_nice = 10;
 	c->src_key = SRC_KEY_BOOT;
 }
 
@@ -248,6 +260,22 @@ static int apply(struct config *c, int opt, const char *v)
 		if (!n)
 			return -EINVAL;
 		c->store_queue = n;
+		break;
+	case OPT_PENDING_BYTES:
+		NUM(1ull << 40);
+		if (n < (1u << 20))
+			return -EINVAL;
+		c->pending_bytes = n;
+		break;
+	case OPT_FINISHERS:
+		NUM(MAX_WORKERS);
+		if (!n)
+			return -EINVAL;
+		c->finishers = n;
+		break;
+	case OPT_FINISH_NICE:
+		NUM(19);
+		c->finish_nice = n;
 		break;
 	case OPT_SOURCE_KEY:
 		if (!strcmp(v, "boot"))

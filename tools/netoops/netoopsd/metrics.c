@@ -67,8 +67,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 {
 	struct out o = { .cap = 8192 };
 	uint64_t pk = 0, by = 0, ovf = 0, kd = 0, proc = 0, acc = 0, dup = 0;
-	uint64_t comp = 0, part = 0, perr = 0, open = 0, buf = 0, qb = 0;
-	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum;
+	uint64_t comp = 0, part = 0, open = 0, buf = 0, qb = 0;
+	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum, last = 0;
 	int i, k;
 
 	o.buf = malloc(o.cap);
@@ -91,7 +91,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 		dup += LOAD(s->duplicates);
 		comp += LOAD(s->dumps_complete);
 		part += LOAD(s->dumps_partial);
-		perr += LOAD(s->payload_errors);
+		if (LOAD(s->last_ms) > last)
+			last = LOAD(s->last_ms);
 		open += LOAD(s->open_dumps);
 		buf += LOAD(s->bytes_buffered);
 		qb += LOAD(s->queue_bytes);
@@ -122,7 +123,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	    "netoops_dumps_total{state=\"partial\"} %llu\n",
 	    (unsigned long long)comp, (unsigned long long)part);
 	metric(&o, "netoops_dumps_payload_errors_total", "counter",
-	       "Complete dumps whose payload did not decompress.", perr);
+	       "Complete dumps whose payload did not decompress.",
+	       LOAD(d->sst.payload_errors));
 	metric(&o, "netoops_dumps_stored_total", "counter",
 	       "Dumps committed to the store.", LOAD(d->sst.stored));
 	metric(&o, "netoops_dumps_store_duplicates_total", "counter",
@@ -152,6 +154,12 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	metric(&o, "netoops_store_last_commit_ms", "gauge",
 	       "Unix time (ms) of the last successful commit.",
 	       LOAD(d->sst.last_commit_ms));
+	metric(&o, "netoops_dumps_pending", "gauge",
+	       "Finished dumps waiting to be inflated and signed.",
+	       LOAD(d->sst.pending));
+	metric(&o, "netoops_workers_last_active_ms", "gauge",
+	       "Unix time (ms) a worker last finished a batch of packets.",
+	       last);
 	metric(&o, "netoops_store_queue", "gauge",
 	       "Dumps waiting for the store.", LOAD(d->sst.queued));
 	metric(&o, "netoops_open_dumps", "gauge",

@@ -10,8 +10,14 @@
  *                    so all packets of one dump meet in one reassembler
  *                    whatever source port NAT gives them.
  *   worker x W       owns one reassembler (decoder library); decodes,
- *                    verifies, reassembles, expires, inflates, computes the
- *                    signature and queues finished records to the store.
+ *                    verifies, reassembles, expires; queues finished
+ *                    dumps (still compressed) to the finishers.
+ *   finisher x F     inflates, computes the crash signature, builds the
+ *                    store record.  Per-dump work runs at a lower priority
+ *                    (--finish-nice) than per-packet work: in a crash
+ *                    storm taking every packet in comes first, the
+ *                    finishing catches up from memory (bounded by
+ *                    --pending-bytes, then back-pressure).
  *   store x 1        owns the store; takes every record queued so far (up
  *                    to --batch) and commits them in one transaction.
  *   main             signals (sigwait), metrics file, HTTP (libmicrohttpd
@@ -62,6 +68,10 @@ struct config {
 	bool sync_normal;		/* SQLite synchronous=NORMAL */
 	uint64_t queue_bytes;		/* most bytes queued to one worker */
 	int store_queue;		/* most records queued to the store */
+	uint64_t pending_bytes;		/* most payload bytes of finished
+					 * dumps waiting for conversion */
+	int finishers;			/* conversion threads */
+	int finish_nice;		/* their nice value (and the store's) */
 	enum src_key_mode src_key;
 	struct netoops_reasm_limits limits;	/* per worker */
 	int verbose;
@@ -107,13 +117,15 @@ struct worker_stats {
 	_Atomic uint64_t dropped[DROP__MAX];	/* by reason */
 	_Atomic uint64_t dumps_complete;
 	_Atomic uint64_t dumps_partial;
-	_Atomic uint64_t payload_errors;	/* complete but not inflatable */
+	_Atomic uint64_t last_ms;		/* unix ms of the last batch */
 	_Atomic uint64_t open_dumps;		/* gauge */
 	_Atomic uint64_t bytes_buffered;	/* gauge */
 	_Atomic uint64_t queue_bytes;		/* gauge */
 };
 
 struct store_stats {
+	_Atomic uint64_t payload_errors;	/* complete but not inflatable */
+	_Atomic uint64_t pending;		/* gauge: dumps to finish */
 	_Atomic uint64_t stored;		/* dumps written (new or better) */
 	_Atomic uint64_t duplicates;		/* already stored as good */
 	_Atomic uint64_t errors;		/* failed transactions */
@@ -143,14 +155,17 @@ struct worker {
 	struct worker_stats st;
 };
 
-/* Records waiting for the store thread. */
-struct recq {
+/* A bounded FIFO of pointers, limited by count and by bytes. */
+struct ptrq {
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;
 	pthread_cond_t room;
-	struct nstore_dump **items;
+	void **items;
+	uint64_t *sizes;		/* bytes accounted for each item */
 	size_t cap, head, len;
+	uint64_t bytes, max_bytes;	/* protected by lock */
 	bool closed;
+	_Atomic uint64_t *gauge;	/* mirrors len for the metrics */
 };
 
 struct daemon {
@@ -161,7 +176,9 @@ struct daemon {
 	int port;			/* bound UDP port */
 	int metrics_port;		/* bound HTTP port, 0 if none */
 	struct worker workers[MAX_WORKERS];
-	struct recq rq;
+	struct ptrq dq;			/* finished dumps -> finishers */
+	struct ptrq rq;			/* records -> store thread */
+	pthread_t finishers[MAX_WORKERS];
 	struct nstore *store;
 	pthread_t store_thread;
 	struct store_stats sst;
@@ -189,7 +206,7 @@ void listeners_join(struct daemon *d);
 /* worker.c */
 int workers_start(struct daemon *d);
 void workers_stop(struct daemon *d);
-int store_start(struct daemon *d);
+int store_start(struct daemon *d);	/* finishers and store thread */
 void store_stop(struct daemon *d);
 void pktq_push_list(struct daemon *d, struct worker *w, struct pkt *head,
 		    struct pkt *tail, uint64_t bytes);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "netoopsd.h"
 
@@ -77,27 +79,58 @@ static struct pkt *pktq_take(struct worker *w, uint64_t deadline_ms,
 	return p;
 }
 
-/* ---- worker -> store queue ------------------------------------------- */
+/* ---- bounded pointer queues (worker -> finisher -> store) ----------- */
 
-static void recq_push(struct daemon *d, struct nstore_dump *rec)
+static int ptrq_init(struct ptrq *q, size_t cap, uint64_t max_bytes,
+		     _Atomic uint64_t *gauge)
 {
-	struct recq *q = &d->rq;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->nonempty, NULL);
+	pthread_cond_init(&q->room, NULL);
+	q->cap = cap;
+	q->max_bytes = max_bytes;
+	q->gauge = gauge;
+	q->items = calloc(cap, sizeof(*q->items));
+	q->sizes = calloc(cap, sizeof(*q->sizes));
+	return q->items && q->sizes ? 0 : -ENOMEM;
+}
+
+static void ptrq_free(struct ptrq *q)
+{
+	free(q->items);
+	free(q->sizes);
+	q->items = NULL;
+	q->sizes = NULL;
+}
+
+/*
+ * Back-pressure: waits while the queue is full by count or by bytes (an
+ * item larger than max_bytes still goes in alone).  A slow disk slows the
+ * finishers, which slow the workers, which leave datagrams in the socket
+ * buffers; what overflows those is counted by the kernel (SO_RXQ_OVFL).
+ */
+static void ptrq_push(struct ptrq *q, void *item, uint64_t bytes)
+{
+	size_t i;
 
 	pthread_mutex_lock(&q->lock);
-	/* Back-pressure again: a slow disk slows the workers down. */
-	while (q->len == q->cap)
+	while (q->len == q->cap ||
+	       (q->len && q->bytes + bytes > q->max_bytes))
 		pthread_cond_wait(&q->room, &q->lock);
-	q->items[(q->head + q->len) % q->cap] = rec;
+	i = (q->head + q->len) % q->cap;
+	q->items[i] = item;
+	q->sizes[i] = bytes;
 	q->len++;
-	atomic_store_explicit(&d->sst.queued, q->len, RELAXED);
+	q->bytes += bytes;
+	if (q->gauge)
+		atomic_store_explicit(q->gauge, q->len, RELAXED);
 	pthread_cond_signal(&q->nonempty);
 	pthread_mutex_unlock(&q->lock);
 }
 
-static size_t recq_take(struct daemon *d, struct nstore_dump **out,
-			size_t max, bool *closed)
+/* Up to @max items; 0 only once the queue is closed and empty. */
+static size_t ptrq_take(struct ptrq *q, void **out, size_t max)
 {
-	struct recq *q = &d->rq;
 	size_t n = 0;
 
 	pthread_mutex_lock(&q->lock);
@@ -105,14 +138,23 @@ static size_t recq_take(struct daemon *d, struct nstore_dump **out,
 		pthread_cond_wait(&q->nonempty, &q->lock);
 	while (q->len && n < max) {
 		out[n++] = q->items[q->head];
+		q->bytes -= q->sizes[q->head];
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 	}
-	*closed = q->closed && !q->len;
-	atomic_store_explicit(&d->sst.queued, q->len, RELAXED);
+	if (q->gauge)
+		atomic_store_explicit(q->gauge, q->len, RELAXED);
 	pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+static void ptrq_close(struct ptrq *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->closed = true;
+	pthread_cond_broadcast(&q->nonempty);
+	pthread_mutex_unlock(&q->lock);
 }
 
 /* ---- worker ---------------------------------------------------------- */
@@ -184,35 +226,14 @@ static void key_to_src(const struct daemon *d, const struct netoops_dump *nd,
 		snprintf(buf, len, "%s:%u", a, ntohs(pn));
 }
 
+/* A finished dump (complete or partial) goes to the finishers. */
 static void finish_dump(struct worker *w, struct netoops_dump *nd)
 {
-	struct daemon *d = w->d;
-	struct nstore_dump *rec;
-	uint64_t now_mono = mono_ms();
-	int64_t first_wall;
-	char buf[80];
-	int perr = 0, r;
-
-	first_wall = (int64_t)wall_ms() - (int64_t)(now_mono - nd->first_ms);
-	r = nstore_record_from_dump(nd, first_wall, &rec, &perr);
-	if (r < 0) {
-		fprintf(stderr, "netoopsd: cannot convert dump: %s\n",
-			strerror(-r));
-		INC(d->sst.lost);
-		netoops_dump_free(nd);
-		return;
-	}
-	if (perr)
-		INC(w->st.payload_errors);
 	if (nd->complete)
 		INC(w->st.dumps_complete);
 	else
 		INC(w->st.dumps_partial);
-	key_to_src(d, nd, buf, sizeof(buf));
-	rec->src = strdup(buf);
-	rec->stored_ms = wall_ms();
-	netoops_dump_free(nd);
-	recq_push(d, rec);
+	ptrq_push(&w->d->dq, nd, sizeof(*nd) + nd->payload_len);
 }
 
 static void process(struct worker *w, struct pkt *p)
@@ -281,6 +302,9 @@ static void *worker_main(void *arg)
 			next = p->next;
 			process(w, p);
 			free(p);
+			if (!next)	/* time of the last packet handled */
+				atomic_store_explicit(&w->st.last_ms,
+						      wall_ms(), RELAXED);
 		}
 		while (netoops_reasm_expire(w->reasm, mono_ms(), &nd) == 1)
 			finish_dump(w, nd);
@@ -340,6 +364,64 @@ void workers_stop(struct daemon *d)
 	}
 }
 
+/* ---- finishers ------------------------------------------------------ */
+
+static void lower_priority(struct daemon *d)
+{
+	/* Linux: a thread's nice value is its own. */
+	if (d->cfg.finish_nice)
+		setpriority(PRIO_PROCESS, gettid(), d->cfg.finish_nice);
+}
+
+static void *finisher_main(void *arg)
+{
+	struct daemon *d = arg;
+	struct netoops_dump *nd;
+	struct nstore_dump *rec;
+	void *items[16];
+	size_t n, i;
+	char buf[80];
+	int perr, r;
+
+	lower_priority(d);
+	while ((n = ptrq_take(&d->dq, items, 16)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint64_t now_mono = mono_ms();
+			int64_t first_wall;
+
+			nd = items[i];
+			first_wall = (int64_t)wall_ms() -
+				     (int64_t)(now_mono - nd->first_ms);
+			perr = 0;
+			r = nstore_record_from_dump(nd, first_wall, &rec,
+						    &perr);
+			if (r < 0) {
+				fprintf(stderr, "netoopsd: cannot convert"
+					" dump: %s\n", strerror(-r));
+				INC(d->sst.lost);
+				netoops_dump_free(nd);
+				continue;
+			}
+			if (perr)
+				INC(d->sst.payload_errors);
+			key_to_src(d, nd, buf, sizeof(buf));
+			rec->src = strdup(buf);
+			rec->stored_ms = wall_ms();
+			netoops_dump_free(nd);
+			/* The store keeps the compressed payload when there
+			 * is one: the text was only needed for the signature.
+			 */
+			if (rec->log_z) {
+				free(rec->log);
+				rec->log = NULL;
+			}
+			ptrq_push(&d->rq, rec, rec->log_z ? rec->log_z_len :
+						rec->log_len);
+		}
+	}
+	return NULL;
+}
+
 /* ---- store thread ---------------------------------------------------- */
 
 /* Upper bounds (µs) of the store latency histogram, see metrics.c. */
@@ -352,7 +434,6 @@ static void *store_main(void *arg)
 	struct daemon *d = arg;
 	struct nstore_dump **batch;
 	size_t n, i, dups;
-	bool closed = false;
 	uint64_t t0, us, max;
 	struct timespec a, b;
 	int r, k;
@@ -362,10 +443,8 @@ static void *store_main(void *arg)
 		fprintf(stderr, "netoopsd: store: out of memory\n");
 		exit(1);
 	}
-	while (!closed) {
-		n = recq_take(d, batch, d->cfg.batch, &closed);
-		if (!n)
-			continue;
+	lower_priority(d);
+	while ((n = ptrq_take(&d->rq, (void **)batch, d->cfg.batch)) > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		dups = 0;
 		r = nstore_put(d->store, batch, n, &dups);
@@ -420,30 +499,36 @@ static void *store_main(void *arg)
 
 int store_start(struct daemon *d)
 {
-	struct recq *q = &d->rq;
-	int r;
+	int i, r;
 
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->nonempty, NULL);
-	pthread_cond_init(&q->room, NULL);
-	q->cap = d->cfg.store_queue;
-	q->items = calloc(q->cap, sizeof(*q->items));
-	if (!q->items)
-		return -ENOMEM;
+	r = ptrq_init(&d->dq, 1u << 20, d->cfg.pending_bytes,
+		      &d->sst.pending);
+	if (!r)
+		r = ptrq_init(&d->rq, d->cfg.store_queue, UINT64_MAX,
+			      &d->sst.queued);
+	if (r)
+		return r;
 	r = pthread_create(&d->store_thread, NULL, store_main, d);
-	return -r;
+	if (r)
+		return -r;
+	for (i = 0; i < d->cfg.finishers; i++) {
+		r = pthread_create(&d->finishers[i], NULL, finisher_main, d);
+		if (r)
+			return -r;
+	}
+	return 0;
 }
 
-/* Call after workers_stop(): commits what is queued, then returns. */
+/* Call after workers_stop(): finishes and commits what is queued. */
 void store_stop(struct daemon *d)
 {
-	struct recq *q = &d->rq;
+	int i;
 
-	pthread_mutex_lock(&q->lock);
-	q->closed = true;
-	pthread_cond_broadcast(&q->nonempty);
-	pthread_mutex_unlock(&q->lock);
+	ptrq_close(&d->dq);
+	for (i = 0; i < d->cfg.finishers; i++)
+		pthread_join(d->finishers[i], NULL);
+	ptrq_close(&d->rq);
 	pthread_join(d->store_thread, NULL);
-	free(q->items);
-	q->items = NULL;
+	ptrq_free(&d->dq);
+	ptrq_free(&d->rq);
 }

@@ -137,8 +137,15 @@ static int inflated_text(struct nstore_dump *d, const struct netoops_dump *nd,
 	d->log_len = len;
 	if (r == -ENOMEM)
 		return r;
-	if (r == 0)
+	if (r == 0) {
+		/* Whole and verified: the store may keep it compressed. */
+		d->log_z = malloc(nd->payload_len);
+		if (!d->log_z)
+			return -ENOMEM;
+		memcpy(d->log_z, nd->payload, nd->payload_len);
+		d->log_z_len = nd->payload_len;
 		return 0;
+	}
 	/* Everything after the first hole (or the corruption) is lost. */
 	if (r != -ENODATA || nd->complete)
 		*payload_err = r;

@@ -60,6 +60,7 @@ void nstore_dump_free(struct nstore_dump *d)
 	free(d->user);
 	free(d->gaps);
 	free(d->log);
+	free(d->log_z);
 	free(d->src);
 	free(d->sig_title);
 	free(d->sig_frames);

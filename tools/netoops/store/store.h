@@ -76,7 +76,12 @@ struct nstore_dump {
 	size_t nr_gaps;
 	struct nstore_gap *gaps;	/* sorted by off */
 	char *log;			/* log text as received (no NUL needed) */
-	size_t log_len;
+	size_t log_len;			/* its length (also without @log) */
+	uint8_t *log_z;			/* optional: raw deflate of exactly the
+					 * log_len bytes of log text; when set
+					 * the store keeps this and @log may be
+					 * NULL (get/list inflate it back) */
+	size_t log_z_len;
 	char *src;			/* "addr:port" of the first packet */
 	int64_t received_ms;		/* unix ms when the first packet came */
 	int64_t stored_ms;		/* unix ms when handed to the store */

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include "store.h"
 
@@ -41,28 +42,32 @@ static const char schema[] =
 	" compression INTEGER, payload_total INTEGER, gaps TEXT,"
 	" src TEXT, received_ms INTEGER NOT NULL, stored_ms INTEGER,"
 	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT,"
-	" log_len INTEGER NOT NULL, log BLOB,"
+	" log_len INTEGER NOT NULL, log_enc INTEGER NOT NULL, log BLOB,"
 	" UNIQUE(boot_id, dump_id));"
 	"CREATE INDEX IF NOT EXISTS dumps_received ON dumps(received_ms);"
 	"CREATE INDEX IF NOT EXISTS dumps_sig ON dumps(sig_hash);"
 	"CREATE INDEX IF NOT EXISTS dumps_host ON dumps(hostname);"
 	"INSERT OR IGNORE INTO meta VALUES('schema_version', 1);";
 
+/* How the log column is kept. */
+#define LOG_ENC_PLAIN	0
+#define LOG_ENC_DEFLATE	1	/* raw deflate, as the sender compressed it */
+
 #define COLS \
 	"id, boot_id, dump_id, hostname, release, version, arch, reason," \
 	" oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint," \
 	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count," \
 	" pkt_received, compression, payload_total, gaps, src, received_ms," \
-	" stored_ms, sig_title, sig_frames, sig_hash, log_len"
+	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log_enc"
 
 static const char put_sql[] =
 	"INSERT INTO dumps(boot_id, dump_id, hostname, release, version, arch,"
 	" reason, oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint,"
 	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count,"
 	" pkt_received, compression, payload_total, gaps, src, received_ms,"
-	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log)"
+	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log, log_enc)"
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33)"
+	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34)"
 	" ON CONFLICT(boot_id, dump_id) DO UPDATE SET"
 	" hostname=excluded.hostname, release=excluded.release,"
 	" version=excluded.version, arch=excluded.arch,"
@@ -78,7 +83,7 @@ static const char put_sql[] =
 	" src=excluded.src, stored_ms=excluded.stored_ms,"
 	" sig_title=excluded.sig_title, sig_frames=excluded.sig_frames,"
 	" sig_hash=excluded.sig_hash, log_len=excluded.log_len,"
-	" log=excluded.log"
+	" log=excluded.log, log_enc=excluded.log_enc"
 	" WHERE excluded.complete > dumps.complete OR"
 	" (excluded.complete = dumps.complete AND"
 	"  excluded.pkt_received > dumps.pkt_received)"
@@ -332,8 +337,15 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	bind_text(st, 30, d->sig_frames);
 	bind_text(st, 31, d->sig_hash);
 	sqlite3_bind_int64(st, 32, (int64_t)d->log_len);
-	sqlite3_bind_blob64(st, 33, d->log ? d->log : "", d->log_len,
-			    SQLITE_STATIC);
+	if (d->log_z) {
+		sqlite3_bind_blob64(st, 33, d->log_z, d->log_z_len,
+				    SQLITE_STATIC);
+		sqlite3_bind_int(st, 34, LOG_ENC_DEFLATE);
+	} else {
+		sqlite3_bind_blob64(st, 33, d->log ? d->log : "", d->log_len,
+				    SQLITE_STATIC);
+		sqlite3_bind_int(st, 34, LOG_ENC_PLAIN);
+	}
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		d->id = sqlite3_column_int64(st, 0);
@@ -388,7 +400,30 @@ static char *col_strdup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
-/* Fills @d from a row selected with COLS (and log as column 33 if @log). */
+static int inflate_log(struct nstore_dump *d, const void *in, size_t len)
+{
+	z_stream z;
+	int r;
+
+	d->log = malloc(d->log_len + 1);
+	if (!d->log)
+		return -ENOMEM;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, -15) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)in;
+	z.avail_in = len;
+	z.next_out = (Bytef *)d->log;
+	z.avail_out = d->log_len;
+	r = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (r != Z_STREAM_END || z.avail_out)
+		return -EBADMSG;
+	d->log[d->log_len] = 0;
+	return 0;
+}
+
+/* Fills @d from a row selected with COLS (and log as column 34 if @log). */
 static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 {
 	const unsigned char *regs;
@@ -446,9 +481,11 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->sig_hash = col_strdup(st, 31);
 	d->log_len = sqlite3_column_int64(st, 32);
 	if (log) {
-		const void *b = sqlite3_column_blob(st, 33);
-		size_t len = sqlite3_column_bytes(st, 33);
+		const void *b = sqlite3_column_blob(st, 34);
+		size_t len = sqlite3_column_bytes(st, 34);
 
+		if (sqlite3_column_int(st, 33) == LOG_ENC_DEFLATE)
+			return inflate_log(d, b, len);
 		d->log = malloc(len + 1);
 		if (!d->log)
 			return -ENOMEM;
