@@ -13,12 +13,6 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/types.h>
-#include <linux/version.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 #else /* userspace */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,26 +24,6 @@ typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
-
-static inline void put_unaligned_le16(u16 v, void *p)
-{
-	u8 *b = p;
-
-	b[0] = v;
-	b[1] = v >> 8;
-}
-
-static inline void put_unaligned_le32(u32 v, void *p)
-{
-	put_unaligned_le16(v, p);
-	put_unaligned_le16(v >> 16, (u8 *)p + 2);
-}
-
-static inline void put_unaligned_le64(u64 v, void *p)
-{
-	put_unaligned_le32(v, p);
-	put_unaligned_le32(v >> 32, (u8 *)p + 4);
-}
 #endif
 
 #include "netoops_enc.h"
@@ -60,6 +34,29 @@ static inline void put_unaligned_le64(u64 v, void *p)
 			 ~(size_t)(NETOOPS_TLV_ALIGN - 1))
 #define ENC_U16_MAX	0xffffU
 #define ENC_U32_MAX	0xffffffffU
+
+/*
+ * Little-endian stores at any alignment, written as byte stores so that the
+ * same code runs in the kernel and in userspace (where <linux/unaligned.h>
+ * does not exist, and where 6.1 and 6.12 disagree on its name anyway).
+ */
+static inline void enc_put16(u16 v, u8 *p)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8;
+}
+
+static inline void enc_put32(u32 v, u8 *p)
+{
+	enc_put16(v & 0xffff, p);
+	enc_put16(v >> 16, p + 2);
+}
+
+static inline void enc_put64(u64 v, u8 *p)
+{
+	enc_put32(v & 0xffffffff, p);
+	enc_put32(v >> 32, p + 4);
+}
 
 /**
  * netoops_crc32() - the checksum of the wire format
@@ -75,10 +72,10 @@ u32 netoops_crc32(const void *buf, size_t len)
 	return ~crc32_le(~0U, buf, len);
 #else
 	const u8 *p = buf;
-	uLong crc = crc32(0L, Z_NULL, 0);
+	unsigned long crc = crc32(0L, NULL, 0);
 
 	while (len) {
-		uInt n = len > (1U << 30) ? (1U << 30) : (uInt)len;
+		unsigned int n = len > (1U << 30) ? (1U << 30) : len;
 
 		crc = crc32(crc, p, n);
 		p += n;
@@ -140,8 +137,8 @@ static u8 *tlv_reserve(struct netoops_tlv_buf *b, u16 type, size_t len)
 		return NULL;
 	}
 	p = b->buf + b->len;
-	put_unaligned_le16(type, p);
-	put_unaligned_le16((u16)len, p + 2);
+	enc_put16(type, p);
+	enc_put16((u16)len, p + 2);
 	memset(p + ENC_TLV_HDR, 0, space - ENC_TLV_HDR);
 	b->len += space;
 	return p + ENC_TLV_HDR;
@@ -210,10 +207,10 @@ int netoops_tlv_put_dump_info(struct netoops_tlv_buf *b, u32 reason,
 
 	if (!p)
 		return b->err;
-	put_unaligned_le32(reason, p);
-	put_unaligned_le32(oops_count, p + 4);
-	put_unaligned_le32(part, p + 8);
-	put_unaligned_le32(cpu, p + 12);
+	enc_put32(reason, p);
+	enc_put32(oops_count, p + 4);
+	enc_put32(part, p + 8);
+	enc_put32(cpu, p + 12);
 	return 0;
 }
 
@@ -233,9 +230,9 @@ int netoops_tlv_put_time(struct netoops_tlv_buf *b, __s64 wall_sec,
 
 	if (!p)
 		return b->err;
-	put_unaligned_le64((u64)wall_sec, p);
-	put_unaligned_le32(wall_nsec, p + 8);
-	put_unaligned_le64(uptime_ns, p + 16);
+	enc_put64((u64)wall_sec, p);
+	enc_put32(wall_nsec, p + 8);
+	enc_put64(uptime_ns, p + 16);
 	return 0;
 }
 
@@ -261,10 +258,10 @@ int netoops_tlv_put_cpu_x86(struct netoops_tlv_buf *b, const char *vendor,
 		return b->err;
 	if (vendor)
 		memcpy(p, vendor, strnlen(vendor, 16));
-	put_unaligned_le32(family, p + 16);
-	put_unaligned_le32(model, p + 20);
-	put_unaligned_le32(stepping, p + 24);
-	put_unaligned_le32(microcode, p + 28);
+	enc_put32(family, p + 16);
+	enc_put32(model, p + 20);
+	enc_put32(stepping, p + 24);
+	enc_put32(microcode, p + 28);
 	return 0;
 }
 
@@ -282,7 +279,7 @@ int netoops_tlv_put_cpu_arm64(struct netoops_tlv_buf *b, u64 midr)
 
 	if (!p)
 		return b->err;
-	put_unaligned_le64(midr, p);
+	enc_put64(midr, p);
 	return 0;
 }
 
@@ -309,11 +306,11 @@ int netoops_tlv_put_regs(struct netoops_tlv_buf *b, u16 arch, u8 context,
 	p = tlv_reserve(b, NETOOPS_TLV_REGS, len);
 	if (!p)
 		return b->err;
-	put_unaligned_le16(arch, p);
-	put_unaligned_le16(nr, p + 2);
+	enc_put16(arch, p);
+	enc_put16(nr, p + 2);
 	p[4] = context;
 	for (i = 0; i < nr; i++)
-		put_unaligned_le64(regs[i], p + sizeof(struct netoops_regs) +
+		enc_put64(regs[i], p + sizeof(struct netoops_regs) +
 				   i * 8);
 	return 0;
 }
@@ -331,7 +328,7 @@ int netoops_tlv_put_taint(struct netoops_tlv_buf *b, u64 taint)
 
 	if (!p)
 		return b->err;
-	put_unaligned_le64(taint, p);
+	enc_put64(taint, p);
 	return 0;
 }
 
@@ -408,8 +405,8 @@ int netoops_tlv_put_payload_info(struct netoops_tlv_buf *b, u32 compression,
 
 	if (!p)
 		return b->err;
-	put_unaligned_le32(compression, p);
-	put_unaligned_le32(orig_len, p + 4);
+	enc_put32(compression, p);
+	enc_put32(orig_len, p + 4);
 	return 0;
 }
 
@@ -534,20 +531,20 @@ int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
 		return -ENOSPC;
 
 	flags = meta ? NETOOPS_F_META : 0;
-	put_unaligned_le32(NETOOPS_MAGIC, p);
+	enc_put32(NETOOPS_MAGIC, p);
 	p[4] = NETOOPS_VERSION;
 	p[5] = ENC_HDR_LEN;
-	put_unaligned_le16(flags, p + 6);
+	enc_put16(flags, p + 6);
 	memcpy(p + 8, e->boot_id, 16);
-	put_unaligned_le64(e->dump_id, p + 24);
-	put_unaligned_le16((u16)idx, p + 32);
-	put_unaligned_le16((u16)e->pkt_count, p + 34);
-	put_unaligned_le16((u16)(size - ENC_HDR_LEN), p + 36);
-	put_unaligned_le16(0, p + 38);
-	put_unaligned_le32(len ? (u32)off : 0, p + 40);
-	put_unaligned_le32((u32)e->payload_len, p + 44);
-	put_unaligned_le32(0, p + 48);
-	put_unaligned_le32(0, p + 52);
+	enc_put64(e->dump_id, p + 24);
+	enc_put16((u16)idx, p + 32);
+	enc_put16((u16)e->pkt_count, p + 34);
+	enc_put16((u16)(size - ENC_HDR_LEN), p + 36);
+	enc_put16(0, p + 38);
+	enc_put32(len ? (u32)off : 0, p + 40);
+	enc_put32((u32)e->payload_len, p + 44);
+	enc_put32(0, p + 48);
+	enc_put32(0, p + 52);
 	p += ENC_HDR_LEN;
 	if (meta && e->meta_len) {
 		memcpy(p, e->meta, e->meta_len);
@@ -555,12 +552,12 @@ int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
 	}
 	if (len) {
 		pad = ENC_ALIGN(len) - len;
-		put_unaligned_le16(NETOOPS_TLV_PAYLOAD, p);
-		put_unaligned_le16((u16)len, p + 2);
+		enc_put16(NETOOPS_TLV_PAYLOAD, p);
+		enc_put16((u16)len, p + 2);
 		memcpy(p + ENC_TLV_HDR, e->payload + off, len);
 		memset(p + ENC_TLV_HDR + len, 0, pad);
 	}
-	put_unaligned_le32(netoops_crc32(pkt, size), (u8 *)pkt + 48);
+	enc_put32(netoops_crc32(pkt, size), (u8 *)pkt + 48);
 	e->next++;
 	return (int)size;
 }
