@@ -38,7 +38,7 @@
  * clean the same netpoll twice.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "netpoll_targets: " fmt
 
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -247,7 +247,9 @@ static ssize_t enabled_store(struct config_item *item, const char *buf,
 
 	mutex_lock(&nt->nts->mutex);
 	state = npt_state(nt);
-	if (enable == (state == NETPOLL_TARGET_ENABLED)) {
+	/* A DEACTIVATED target can be disabled, or enabled by hand. */
+	if ((enable && state == NETPOLL_TARGET_ENABLED) ||
+	    (!enable && state == NETPOLL_TARGET_DISABLED)) {
 		/* Same answer as netconsole always gave. */
 		pr_info("%s/%s: network logging has already %s\n",
 			nt->nts->name, netpoll_target_name(nt),

@@ -389,3 +389,118 @@ nl_cleanup()
 	fi
 	return "$rc"
 }
+
+# ---------------------------------------------------------------------------
+# netpoll_targets / netconsole verbs (targets_*.sh, netconsole_*.sh)
+# ---------------------------------------------------------------------------
+
+# nl_write_result FILE VALUE: write VALUE (echo, so newline-terminated) to
+# FILE and print "ok" or the errno name the kernel returned (EINVAL, EBUSY,
+# ...), "other:<message>" for anything else.
+nl_write_result()
+{
+	local err
+
+	if err=$( { echo "$2" > "$1"; } 2>&1 ); then
+		echo ok
+		return 0
+	fi
+	case $err in
+	*"Invalid argument"*)		echo EINVAL ;;
+	*"Device or resource busy"*)	echo EBUSY ;;
+	*"Message too long"*)		echo EMSGSIZE ;;
+	*"No space left on device"*)	echo ENOSPC ;;
+	*"File name too long"*)		echo ENAMETOOLONG ;;
+	*"Permission denied"*)		echo EACCES ;;
+	*)				echo "other:$err" ;;
+	esac
+}
+
+# nl_expect_refused SUBSYS NAME ATTR VALUE ERRNO: writing VALUE to ATTR must
+# fail with ERRNO and leave the attribute's value unchanged.
+nl_expect_refused()
+{
+	local f before after got
+
+	f="$(nl_target_dir "$1" "$2")/$3"
+	before=$(cat "$f")
+	got=$(nl_write_result "$f" "$4")
+	after=$(cat "$f")
+	[ "$got" = "$5" ] ||
+		nl_fail "$1/$2/$3 <- '$4': expected $5, got $got"
+	[ "$before" = "$after" ] ||
+		nl_fail "$1/$2/$3 <- '$4' refused but value changed: '$before' -> '$after'"
+}
+
+# nl_expect_value SUBSYS NAME ATTR EXPECTED: the attribute reads EXPECTED.
+nl_expect_value()
+{
+	local got
+
+	got=$(nl_target_get "$1" "$2" "$3")
+	[ "$got" = "$4" ] || nl_fail "$1/$2/$3 is '$got', expected '$4'"
+}
+
+# nl_wait_state SUBSYS NAME STATE TIMEOUT_S: wait until the target's
+# read-only "state" attribute reads STATE.
+nl_wait_state()
+{
+	local f
+
+	f="$(nl_target_dir "$1" "$2")/state"
+	nl_wait_for "$4" grep -qx "$3" "$f" ||
+		nl_fail "$1/$2 state is '$(cat "$f")' after $4 s, expected '$3'"
+}
+
+# nl_dev_restore_addrs: put the addresses nl_setup_veth gave NL_DEV back
+# (after the device was re-registered) and bring it up, waiting for carrier.
+nl_dev_restore_addrs()
+{
+	ip addr add "$NL_LOCAL_IP/24" dev "$NL_DEV" 2>/dev/null || true
+	ip -6 addr add "$NL_LOCAL_IP6/64" dev "$NL_DEV" nodad 2>/dev/null || true
+	ip link set "$NL_DEV" up
+	nl_wait_for 10 nl__carrier_both ||
+		nl_fail "$NL_DEV/$NL_PEER: no carrier after 10 s"
+}
+
+# nl_kmsg TEXT: log TEXT at KERN_INFO through /dev/kmsg.
+nl_kmsg()
+{
+	echo "<6>$*" > /dev/kmsg
+}
+
+# nl_dmesg_clean SINCE_LINE: fail if the kernel log after line SINCE_LINE
+# (from `dmesg | wc -l` taken earlier) holds a warning, BUG or oops.
+nl_dmesg_clean()
+{
+	local bad
+
+	bad=$(dmesg | tail -n +"$(( $1 + 1 ))" |
+	      grep -E 'WARNING:|BUG:|Oops|general protection|unregister_netdevice: waiting|INFO: task .* blocked' || true)
+	[ -z "$bad" ] || { dmesg | tail -n 60 > "$NL_TMP/dmesg"; nl_fail "kernel complained: $bad"; }
+}
+
+# nl_ncfrag_rebuild DIR PREFIX SEQ TOTAL OUT: from the datagrams in DIR (one
+# file each, nl_listen_start ... dir), rebuild the extended message SEQ that
+# was split into "ncfrag=<off>/TOTAL" fragments, into OUT.  PREFIX is what
+# precedes the level ("" or "<release>," as a basic regex).  Succeeds once
+# the fragments are contiguous from 0 and cover TOTAL bytes (at least two
+# of them); fails the test if one datagram exceeds 1000 bytes.
+nl_ncfrag_rebuild()
+{
+	local dir=$1 pre=$2 seq=$3 total=$4 out=$5 g h off got=0 cur=0
+
+	: > "$out"
+	for off in $(grep -l "^$pre[0-9]*,$seq,[0-9]*,[^;]*,ncfrag=" "$dir"/*.bin |
+		     xargs -r grep -ho ',ncfrag=[0-9]*/' | tr -dc '0-9\n' | sort -n); do
+		[ "$off" = "$cur" ] || return 1
+		g=$(grep -l "^$pre[0-9]*,$seq,[0-9]*,[^;]*,ncfrag=$off/$total;" "$dir"/*.bin | head -n 1)
+		[ "$(stat -c %s "$g")" -le 1000 ] ||
+			nl_fail "datagram $g is $(stat -c %s "$g") bytes, more than 1000"
+		h=$(head -c 160 "$g" | sed -n '1s/;.*//p')
+		tail -c +$(( ${#h} + 2 )) "$g" >> "$out"
+		cur=$(stat -c %s "$out")
+		got=$((got + 1))
+	done
+	[ "$cur" = "$total" ] && [ "$got" -ge 2 ]
+}

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# netpoll_targets under concurrency: one process flips a target between
+# enabled and disabled, another creates and removes targets, a third logs
+# messages as fast as it can, all for a bounded number of rounds.  The
+# kernel must not warn, hang or crash, and afterwards the target still
+# delivers.
+source "$(dirname "$0")"/lib_netoops.sh
+
+nl_require_root
+nl_require_cmd ip
+nl_require_module netconsole
+trap nl_cleanup EXIT
+
+nl_setup_veth
+nl_require_netpoll_dev
+nl_configfs
+lines=$(dmesg | wc -l)
+ROUNDS=${ROUNDS:-150}
+
+nl_listen_start 6666 "$NL_TMP/rx"
+t="c$NL_TAG"
+te="x$NL_TAG"
+nl_target_create netconsole "$t"
+nl_target_create netconsole "$te"
+nl_target_set netconsole "$te" extended 1
+nl_target_enable netconsole "$te"
+dir=$(nl_target_dir netconsole "$t")
+
+flipper()
+{
+	local i
+
+	for i in $(seq 1 "$ROUNDS"); do
+		echo 1 > "$dir/enabled" 2>/dev/null
+		echo 0 > "$dir/enabled" 2>/dev/null
+	done
+	echo done > "$NL_TMP/flipper.done"
+}
+churner()
+{
+	local i d
+
+	for i in $(seq 1 "$ROUNDS"); do
+		d=$NL_CFS/netconsole/k$i-$NL_TAG
+		mkdir "$d" && echo "$NL_DEV" > "$d/dev_name" &&
+			echo 192.0.2.2 > "$d/remote_ip" && echo 1 > "$d/enabled"
+		rmdir "$d"
+	done 2>/dev/null
+	echo done > "$NL_TMP/churner.done"
+}
+logger_()
+{
+	local i
+
+	for i in $(seq 1 $((ROUNDS * 4))); do
+		echo "<6>conc $i $NL_TAG" > /dev/kmsg
+	done
+	echo done > "$NL_TMP/logger.done"
+}
+
+flipper & p1=$!
+churner & p2=$!
+logger_ & p3=$!
+all_done()
+{
+	[ -e "$NL_TMP/flipper.done" ] && [ -e "$NL_TMP/churner.done" ] &&
+		[ -e "$NL_TMP/logger.done" ]
+}
+if ! nl_wait_for 90 all_done; then
+	kill "$p1" "$p2" "$p3" 2>/dev/null
+	nl_fail "concurrent workers did not finish in 90 s (hang?)"
+fi
+wait "$p1" "$p2" "$p3" 2>/dev/null || true
+
+# nothing left half-way
+state=$(nl_target_get netconsole "$t" state)
+[ "$state" = disabled ] || nl_fail "flipped target ended in state '$state'"
+left=$(find "$NL_CFS/netconsole" -maxdepth 1 -name "k*-$NL_TAG" | wc -l)
+[ "$left" = 0 ] || nl_fail "$left churned targets left behind"
+# the always-enabled extended target got messages throughout
+n=$(grep -c "conc [0-9]* $NL_TAG" "$NL_TMP/rx" || true)
+nl_log "extended target received $n of $((ROUNDS * 4)) messages during the churn (plus copies from the flipped plain target)"
+[ "$n" -gt 0 ] || nl_fail "no message received during the churn"
+nl_target_enable netconsole "$t"
+nl_kmsg "after-churn $NL_TAG"
+nl_wait_grep "$NL_TMP/rx" "after-churn $NL_TAG" 10 || nl_fail "target dead after the churn"
+nl_dmesg_clean "$lines"
+exit "$KSFT_PASS"
