@@ -9,7 +9,8 @@
 # titles/kinds/frames, one hash per BUCKET, -ENOENT without a crash,
 # presentation invariance, bounded random mutations); sig-buckets (the
 # corpus imported with `netoops import-log` shows one `netoops buckets`
-# entry per BUCKET with the right count).
+# entry per BUCKET with the right count); sig-fuzz (libFuzzer for
+# SIG_FUZZ_TIME seconds, default 20, seeded with the corpus).
 
 SIG_CORPUS := $(TOP)/tests/signatures
 
@@ -21,6 +22,13 @@ build-san/netoops-sig: build-san/sig/signature.o build-san/sig/netoops-sig.o
 build-san/tests-sig/test_signature: build-san/tests-sig/test_signature.o \
 				    build-san/sig/signature.o
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka
+
+# libFuzzer target, seeded with the golden corpus (copied: libFuzzer
+# writes new inputs into its corpus directory).
+SIG_FUZZ_TIME ?= 20
+build-fuzz/tests-sig/fuzz_signature: build-fuzz/tests-sig/fuzz_signature.o \
+				     build-fuzz/sig/signature.o
+	$(FUZZ_CC) $(CFLAGS_FUZZ) -fsanitize=fuzzer -o $@ $^
 
 BINS += build/netoops-sig
 
@@ -36,4 +44,13 @@ sig-unit: build-san/tests-sig/test_signature build-san/netoops-sig
 sig-buckets: build-san/netoops
 	tests-sig/test_buckets.sh build-san/netoops $(SIG_CORPUS)
 
-CHECKS += sig-unit sig-buckets
+.PHONY: sig-fuzz
+sig-fuzz: build-fuzz/tests-sig/fuzz_signature
+	@rm -rf build-fuzz/sig-corpus && mkdir -p build-fuzz/sig-corpus
+	@cp $(SIG_CORPUS)/*.txt $(SIG_CORPUS)/nocrash/*.txt build-fuzz/sig-corpus/
+	$< -max_total_time=$(SIG_FUZZ_TIME) -max_len=16384 -timeout=10 \
+		-rss_limit_mb=1024 -print_final_stats=1 \
+		-artifact_prefix=build-fuzz/sig- build-fuzz/sig-corpus
+	@echo "sig-fuzz: no crash in $(SIG_FUZZ_TIME) s"
+
+CHECKS += sig-unit sig-buckets sig-fuzz

@@ -6,10 +6,13 @@
  * Normalization rules (also in tests/signatures/README.rst):
  *
  * Lines
- *   Lines end at '\n' or NUL; a trailing '\r' is dropped.  A syslog level
- *   "<N>", a timestamp "[   12.345678]", a caller id "[T123]"/"[C1]" and a
- *   "kernel: " tag are stripped from the front; only the first 511 bytes of a
- *   line are looked at.  Leading and trailing blanks do not matter.
+ *   Lines end at '\n' or NUL; a trailing '\r' is dropped.  Stripped from
+ *   the front: a syslog level "<N>", a syslog/journal "Dec  3 10:28:57 host
+ *   kernel: " or "2026-12-03T10:28:57... host kernel: ", up to two bracket
+ *   groups of at most 48 bytes (timestamp "[   12.345678]", caller id
+ *   "[T123]"/"[C1]", dmesg -T "[Thu Dec  3 10:28:57 2026]"; never "[<"),
+ *   a "kernel: " tag.  Only the first 511 bytes of a line are looked at.
+ *   Leading and trailing blanks do not matter.
  *
  * Where the report starts
  *   The first line that opens a crash report (table below) wins; whatever
@@ -108,6 +111,8 @@
 #define LINE_WINDOW		512
 #define MAX_REPORT_LINES	2000
 #define TITLE_MSG_MAX		160
+#define MAX_BRACKET_PREFIX	48	/* "[Thu Dec  3 10:28:57 2026]" fits */
+#define MAX_SYSLOG_PREFIX	128	/* date, host name, " kernel: " */
 
 enum sig_kind {
 	K_NONE,
@@ -238,6 +243,37 @@ static void append(char *dst, size_t size, const char *src)
 	copy_str(dst + have, size - have, src, strlen(src));
 }
 
+static bool is_month_day_time(const char *s)
+{
+	/* "Dec  3 10:28:57" or "Dec 03 10:28:57" */
+	return is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) &&
+	       s[3] == ' ' && (is_blank(s[4]) || is_digit(s[4])) &&
+	       is_digit(s[5]) && s[6] == ' ' && is_digit(s[7]) &&
+	       is_digit(s[8]) && s[9] == ':';
+}
+
+static bool is_iso_date(const char *s)
+{
+	/* "2026-12-03T10:28:57" */
+	return is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) &&
+	       is_digit(s[3]) && s[4] == '-' && is_digit(s[5]) &&
+	       is_digit(s[6]) && s[7] == '-' && is_digit(s[8]) &&
+	       is_digit(s[9]) && (s[10] == 'T' || s[10] == ' ');
+}
+
+/* syslog/journal "Dec  3 10:28:57 host kernel: " -> after "kernel: " */
+static const char *skip_syslog_date(const char *s)
+{
+	const char *k;
+
+	if (!is_month_day_time(s) && !is_iso_date(s))
+		return s;
+	k = strstr(s, " kernel: ");
+	if (!k || k - s > MAX_SYSLOG_PREFIX)
+		return s;
+	return k + strlen(" kernel: ");
+}
+
 /*
  * Read the next line into win (NUL-terminated, at most LINE_WINDOW - 1
  * bytes, prefixes stripped, blanks trimmed).  Return false at the end.
@@ -271,22 +307,21 @@ static bool next_line(struct lines *it, char *win)
 		if (*q == '>')
 			w = q + 1;
 	}
-	/* "[   12.345678]" then an optional "[  T123]" or "[ C1]" */
+	w = (char *)skip_syslog_date(w);
+	/*
+	 * "[   12.345678]" then an optional "[  T123]" or "[ C1]"; also
+	 * dmesg -T's "[Thu Dec  3 10:28:57 2026]".  Not "[<ffffffff8123>]",
+	 * the address of an old-style frame.
+	 */
 	for (int i = 0; i < 2; i++) {
-		char *q = (char *)skip_blanks(w);
+		char *q = (char *)skip_blanks(w), *close;
 
-		if (*q != '[')
+		if (q[0] != '[' || q[1] == '<')
 			break;
-		q = (char *)skip_blanks(q + 1);
-		if (i == 1 && (*q == 'T' || *q == 'C'))
-			q++;
-		if (!is_digit(*q))
+		close = memchr(q, ']', strnlen(q, MAX_BRACKET_PREFIX));
+		if (!close)
 			break;
-		while (is_digit(*q) || *q == '.')
-			q++;
-		if (*q != ']')
-			break;
-		w = q + 1;
+		w = close + 1;
 	}
 	w = (char *)skip_blanks(w);
 	if (starts(w, "kernel: "))

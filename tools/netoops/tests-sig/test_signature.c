@@ -437,10 +437,46 @@ static void syslog_tag(const char *l, size_t n, char *out, size_t *o,
 	put(out, o, "\n", 1);
 }
 
+/* dmesg -T: "[Thu Dec  3 10:28:57 2026] msg" */
+static void human_time(const char *l, size_t n, char *out, size_t *o,
+		       size_t i)
+{
+	size_t t = ts_len(l, n);
+	char stamp[40];
+
+	if (t) {
+		snprintf(stamp, sizeof(stamp), "[Thu Dec  3 10:%02zu:%02zu 2026]",
+			 i / 60 % 60, i % 60);
+		put(out, o, stamp, strlen(stamp));
+	}
+	put(out, o, l + t, n - t);
+	put(out, o, "\n", 1);
+}
+
+/* journalctl / syslog: "Dec 03 10:28:57 vm1 kernel: msg" */
+static void journal(const char *l, size_t n, char *out, size_t *o, size_t i)
+{
+	size_t t = ts_len(l, n);
+	char stamp[64];
+
+	if (t && t < n && l[t] == ' ')
+		t++;
+	if (t) {
+		snprintf(stamp, sizeof(stamp),
+			 i % 2 ? "Dec 03 10:%02zu:%02zu vm-%zu kernel: "
+			       : "2026-12-03T10:%02zu:%02zu.123456+00:00 vm-%zu kernel: ",
+			 i / 60 % 60, i % 60, i % 7);
+		put(out, o, stamp, strlen(stamp));
+	}
+	put(out, o, l + t, n - t);
+	put(out, o, "\n", 1);
+}
+
 static void test_presentation_invariance(void **state)
 {
 	static const line_fn fns[] = {
 		to_crlf, no_timestamp, pstore_level, caller_id, syslog_tag,
+		human_time, journal,
 	};
 
 	(void)state;
