@@ -102,6 +102,9 @@ echo "ID user=$CT_USER_KEY=$tag"
 echo "CT-TRIGGER"
 $trigger
 echo "CT-SURVIVED"
+# pstore only reads a backend's records at mount: remount to see new ones
+umount /sys/fs/pstore 2>/dev/null
+mount -t pstore pstore /sys/fs/pstore
 for f in /sys/fs/pstore/*; do [ -e "\$f" ] && echo "PSTORE \$(basename "\$f")"; done
 EOF
 }
@@ -213,6 +216,14 @@ ct__check()
 	netoops)
 		ct_check_netoops
 		;;
+	esac || return 1
+	case ${CT_MIN_OOPSES:-} in
+	'') ;;
+	*)	local n
+		n=$(grep -c 'BUG: kernel NULL pointer dereference' "$CT_DIR/serial.log" || true)
+		echo "oopses on the console: $n (at least $CT_MIN_OOPSES wanted)"
+		[ "$n" -ge "$CT_MIN_OOPSES" ] || return 1
+		;;
 	esac
 }
 
@@ -239,18 +250,37 @@ for d in json.load(open(sys.argv[1])):
 		$(ls "$CT_DIR"/dump-*.json 2>/dev/null)
 }
 
-# ct_report NAME STATUS-CMD...: run a check function, record its result.
+# ct_report NAME RUNDIR CMD...: run a check, print its output as KTAP
+# diagnostics and record its result; a failure points at RUNDIR.
 ct_report()
 {
-	local name=$1 out rc=0
+	local name=$1 dir=$2 out rc=0
 
-	shift
+	shift 2
 	out=$("$@" 2>&1) || rc=$?
 	echo "$out" | sed 's/^/    # /'
 	if [ $rc = 0 ]; then
 		gh_record "$name" pass
 	else
-		gh_record "$name" fail "evidence: ${CT_DIR:-$GH_OUT}"
+		gh_record "$name" fail "evidence: $dir"
 	fi
 	return $rc
+}
+
+# ct_main SCENARIO KERNEL TRIGGER [APPEND]: one netoops crash test in a
+# fresh guest of KERNEL, recorded as crash/<ver>/SCENARIO.  A missing piece
+# (module, collector) is a failure that names it, never a silent pass.
+ct_main()
+{
+	local scen=$1 ver trigger=$3 append=${4:-} miss
+
+	ver=$(gh_resolve_kernel "$2")
+	ct_prepare "$ver"
+	miss=$(ct_missing "$ver" netoops)
+	if [ -n "$miss" ]; then
+		gh_record "crash/$ver/$scen" fail "missing: $miss"
+		return 1
+	fi
+	ct_report "crash/$ver/$scen" "$GH_OUT/runs/crash-$scen-$ver" \
+		ct_crash_run "$ver" "crash-$scen-$ver" netoops "$trigger" "$append"
 }

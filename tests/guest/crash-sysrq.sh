@@ -26,7 +26,7 @@ export CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 fail=0 lost=0
 for i in $(seq 1 "$count"); do
 	name=crash-sysrq-$mode-$ver-$i
-	if ! ct_report "crash/$ver/sysrq-c/$mode/$i" \
+	if ! ct_report "crash/$ver/sysrq-c/$mode/$i" "$GH_OUT/runs/$name" \
 		ct_crash_run "$ver" "$name" "$mode" "echo c > /proc/sysrq-trigger"; then
 		fail=1
 		lost=$((lost + 1))

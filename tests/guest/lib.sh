@@ -25,7 +25,11 @@ set -euo pipefail
 GH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GH_OUT=${GH_OUT:-$GH_ROOT/out}
 GH_SELFTESTS=$GH_ROOT/tools/testing/selftests/netoops
-GH_TOOLS=$GH_ROOT/tools/netoops/build
+# Collector binaries: the snapshot gh_build_tools takes, else the build dir.
+if [ -z "${GH_TOOLS:-}" ]; then
+	GH_TOOLS=$GH_ROOT/tools/netoops/build
+	[ -x "$GH_OUT/tools/netoopsd" ] && GH_TOOLS=$GH_OUT/tools
+fi
 GH_QEMU=${GH_QEMU:-qemu-system-x86_64}
 GH_BOOT_TIMEOUT=${GH_BOOT_TIMEOUT:-90}
 # eth0: QEMU user networking (guest -> 10.0.2.2 = host 127.0.0.1).  Two more
@@ -81,10 +85,24 @@ gh_kernel()
 	return 1
 }
 
+# gh_build_tools: build the collector and snapshot netoopsd and the CLI
+# into out/tools/ (others rebuild tools/netoops/build/ while we run; a run
+# must not pick up a half-written binary or a daemon and CLI of different
+# versions).  Returns make's status; the snapshot is taken only on success.
 gh_build_tools()
 {
+	local rc=0
+
 	[ -f "$GH_ROOT/tools/netoops/Makefile" ] || return 1
-	make -s -C "$GH_ROOT/tools/netoops" -j2 >"$GH_OUT/tools-build.log" 2>&1
+	make -s -C "$GH_ROOT/tools/netoops" -j2 >"$GH_OUT/tools-build.log" 2>&1 || rc=$?
+	if [ $rc = 0 ]; then
+		mkdir -p "$GH_OUT/tools.new"
+		cp "$GH_ROOT/tools/netoops/build/netoopsd" \
+		   "$GH_ROOT/tools/netoops/build/netoops" "$GH_OUT/tools.new/"
+		rm -rf "$GH_OUT/tools"
+		mv "$GH_OUT/tools.new" "$GH_OUT/tools"
+	fi
+	return $rc
 }
 
 # gh_have_collector: true when netoopsd and the netoops CLI are built.

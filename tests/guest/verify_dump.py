@@ -143,7 +143,10 @@ def main():
     if a.regs == 'oops':
         want = oops_regs(a.serial)
         got = {}
-        for d in dumps:
+        # the oops dump's registers when there is one (a later panic dump
+        # may carry the dumper's context)
+        order = sorted(dumps, key=lambda d: d.get('reason') != 'oops')
+        for d in order:
             if d.get('regs'):
                 got = {k.lower(): int(v, 16) for k, v in d['regs'].items()}
                 break
