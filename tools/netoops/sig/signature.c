@@ -775,16 +775,25 @@ static bool classify_start(const char *line, struct report *r)
 
 	memset(r, 0, sizeof(*r));
 	/* pr_fmt prefixes of the detectors */
-	if ((p = skip_prefix(s, "watchdog: ")) ||
-	    (p = skip_prefix(s, "NMI watchdog: ")) ||
-	    (p = skip_prefix(s, "rcu: ")))
-		s = p;
+	static const char *const detectors[] = {
+		"watchdog: ", "NMI watchdog: ", "rcu: ",
+	};
 
-	if ((p = skip_prefix(s, "Kernel panic - not syncing:"))) {
+	for (size_t i = 0; i < sizeof(detectors) / sizeof(*detectors); i++) {
+		p = skip_prefix(s, detectors[i]);
+		if (p) {
+			s = p;
+			break;
+		}
+	}
+
+	p = skip_prefix(s, "Kernel panic - not syncing:");
+	if (p) {
 		classify_panic(skip_blanks(p), r);
 		return true;
 	}
-	if ((p = skip_prefix(s, "kernel BUG at "))) {
+	p = skip_prefix(s, "kernel BUG at ");
+	if (p) {
 		classify_kernel_bug(p, r);
 		return true;
 	}
@@ -822,7 +831,8 @@ static bool classify_start(const char *line, struct report *r)
 		set_report(r, K_DOUBLE_FAULT, "double fault", true);
 		return true;
 	}
-	if ((p = skip_prefix(s, "UBSAN: "))) {
+	p = skip_prefix(s, "UBSAN: ");
+	if (p) {
 		char type[64];
 
 		copy_until(p, " ", type, sizeof(type));
@@ -831,7 +841,8 @@ static bool classify_start(const char *line, struct report *r)
 		r->want_func = true;
 		return true;
 	}
-	if ((p = skip_prefix(s, "BUG: "))) {
+	p = skip_prefix(s, "BUG: ");
+	if (p) {
 		if (starts(p, "kernel NULL pointer dereference") ||
 		    starts(p, "unable to handle kernel NULL pointer")) {
 			set_report(r, K_NULL_DEREF,
@@ -1063,15 +1074,13 @@ int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 	     next_line(&it, win); n++)
 		collect_line(&c, win);
 
-	if (r.want_func && (r.func[0] || ret_sig->nframes))
-	{
+	if (r.want_func && (r.func[0] || ret_sig->nframes)) {
 		copy_str(ret_sig->title, sizeof(ret_sig->title), r.head,
 			 strlen(r.head));
 		append(ret_sig->title, sizeof(ret_sig->title), " in ");
 		append(ret_sig->title, sizeof(ret_sig->title),
 		       r.func[0] ? r.func : ret_sig->frames[0]);
-	}
-	else if (r.want_func && r.nofunc[0])
+	} else if (r.want_func && r.nofunc[0])
 		copy_str(ret_sig->title, sizeof(ret_sig->title), r.nofunc,
 			 strlen(r.nofunc));
 	else

@@ -57,8 +57,8 @@ static char *read_file(const char *path, size_t *ret_len)
 
 	if (!f)
 		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
+	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n < 0 || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
 		return NULL;
 	}
