@@ -275,22 +275,68 @@ static void set_bit(uint8_t *map, size_t i)
 	map[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
+/* Set bits [off, off + len) of a bitmap, whole bytes at a time. */
+static void set_range(uint8_t *map, size_t off, size_t len)
+{
+	size_t end = off + len;
+
+	while (off < end && off % 8)
+		set_bit(map, off++);
+	if (end - off >= 8) {
+		memset(map + off / 8, 0xff, (end - off) / 8);
+		off += (end - off) / 8 * 8;
+	}
+	while (off < end)
+		set_bit(map, off++);
+}
+
+/* Whether any bit in [off, off + len) is set. */
+static bool any_in_range(const uint8_t *map, size_t off, size_t len)
+{
+	size_t end = off + len;
+
+	while (off < end && off % 8)
+		if (bit(map, off++))
+			return true;
+	for (; end - off >= 8; off += 8)
+		if (map[off / 8])
+			return true;
+	while (off < end)
+		if (bit(map, off++))
+			return true;
+	return false;
+}
+
+/* First index in [from, end) whose bit equals @val, or @end. */
+static size_t find_bit(const uint8_t *map, size_t from, size_t end, bool val)
+{
+	const uint8_t skip = val ? 0x00 : 0xff;
+
+	while (from < end) {
+		if (from % 8 == 0 && end - from >= 8 && map[from / 8] == skip) {
+			from += 8;
+			continue;
+		}
+		if (bit(map, from) == val)
+			return from;
+		from++;
+	}
+	return end;
+}
+
 /* Turn an open dump into a struct netoops_dump; d keeps no buffers after. */
 static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
 {
 	struct netoops_dump *out = calloc(1, sizeof(*out));
-	size_t i, n = 0, start = 0;
-	bool in_gap = false;
+	size_t i, n = 0, start, total = d->payload_total;
 
 	if (!out)
 		return NULL;
-	/* count gaps first to allocate exactly */
-	for (i = 0; i < d->payload_total; i++) {
-		bool miss = !bit(d->have, i);
-
-		if (miss && !in_gap)
-			n++;
-		in_gap = miss;
+	/* count the gaps first to allocate exactly */
+	for (i = find_bit(d->have, 0, total, false); i < total;
+	     i = find_bit(d->have, i, total, false)) {
+		n++;
+		i = find_bit(d->have, i, total, true);
 	}
 	if (n) {
 		out->gaps = calloc(n, sizeof(*out->gaps));
@@ -299,19 +345,14 @@ static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
 			return NULL;
 		}
 	}
-	in_gap = false;
-	for (i = 0; i <= d->payload_total; i++) {
-		bool miss = i < d->payload_total && !bit(d->have, i);
-
-		if (miss && !in_gap) {
-			start = i;
-		} else if (!miss && in_gap) {
-			out->gaps[out->nr_gaps].off = (uint32_t)start;
-			out->gaps[out->nr_gaps].len = (uint32_t)(i - start);
-			out->missing_bytes += i - start;
-			out->nr_gaps++;
-		}
-		in_gap = miss;
+	for (i = find_bit(d->have, 0, total, false); i < total;
+	     i = find_bit(d->have, i, total, false)) {
+		start = i;
+		i = find_bit(d->have, i, total, true);
+		out->gaps[out->nr_gaps].off = (uint32_t)start;
+		out->gaps[out->nr_gaps].len = (uint32_t)(i - start);
+		out->missing_bytes += i - start;
+		out->nr_gaps++;
 	}
 
 	memcpy(out->src_key, d->key, d->key_len);
@@ -470,12 +511,15 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		return NETOOPS_REASM_DUPLICATE;
 	}
 	/* Overlapping chunks (never sent by our encoder) must agree. */
-	for (i = 0; i < pkt->chunk_len; i++) {
-		size_t at = pkt->payload_off + i;
+	if (any_in_range(d->have, pkt->payload_off, pkt->chunk_len)) {
+		for (i = 0; i < pkt->chunk_len; i++) {
+			size_t at = pkt->payload_off + i;
 
-		if (bit(d->have, at) && d->payload[at] != pkt->chunk[i])
-			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
-				      -EEXIST);
+			if (bit(d->have, at) &&
+			    d->payload[at] != pkt->chunk[i])
+				return refuse(r, ret_reason,
+					      NETOOPS_ERR_CONFLICT, -EEXIST);
+		}
 	}
 	if (pkt->has_meta && !d->meta) {
 		d->meta = malloc(sizeof(*d->meta));
@@ -487,8 +531,7 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 	if (pkt->chunk_len)
 		memcpy(d->payload + pkt->payload_off, pkt->chunk,
 		       pkt->chunk_len);
-	for (i = 0; i < pkt->chunk_len; i++)
-		set_bit(d->have, pkt->payload_off + i);
+	set_range(d->have, pkt->payload_off, pkt->chunk_len);
 	set_bit(d->got, pkt->pkt_index);
 	d->crcs[pkt->pkt_index] = pkt->checksum;
 	d->received++;

@@ -587,6 +587,75 @@ static void test_dump_text_plain(void **state)
 	free(out);
 }
 
+/* Hand-made packets with overlapping chunks at odd offsets. */
+static void test_overlap(void **state)
+{
+	struct netoops_packet *p = calloc(1, sizeof(*p));
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_dump *x = NULL;
+	enum netoops_err why;
+	(void)state;
+
+	assert_non_null(p);
+	memcpy(p->boot_id, tu_boot_id, 16);
+	p->dump_id = 42;
+	p->pkt_count = 4;
+	p->payload_total = 21;
+
+	p->pkt_index = 0;
+	p->payload_off = 0;
+	p->chunk = (const uint8_t *)"abcde";
+	p->chunk_len = 5;
+	p->checksum = 1;
+	assert_int_equal(netoops_reasm_add(r, "o", 1, p, 0, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	/* overlaps 3..4 with the same bytes: fine */
+	p->pkt_index = 1;
+	p->payload_off = 3;
+	p->chunk = (const uint8_t *)"deXgh";
+	p->checksum = 2;
+	assert_int_equal(netoops_reasm_add(r, "o", 1, p, 0, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	/* overlaps byte 5 ("X") with another value: conflict */
+	p->pkt_index = 2;
+	p->payload_off = 5;
+	p->chunk = (const uint8_t *)"Y";
+	p->chunk_len = 1;
+	p->checksum = 3;
+	assert_int_equal(netoops_reasm_add(r, "o", 1, p, 0, &x, &why),
+			 -EEXIST);
+	assert_int_equal(why, NETOOPS_ERR_CONFLICT);
+	/* bytes 11..19 of 0..20 */
+	p->pkt_index = 3;
+	p->payload_off = 11;
+	p->chunk = (const uint8_t *)"123456789";
+	p->chunk_len = 9;
+	p->checksum = 4;
+	assert_int_equal(netoops_reasm_add(r, "o", 1, p, 0, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	/* a chunk past payload_total is refused, not written */
+	p->pkt_index = 2;
+	p->payload_off = 20;
+	p->chunk_len = 2;
+	assert_int_equal(netoops_reasm_add(r, "o", 1, p, 0, &x, &why),
+			 -EINVAL);
+	assert_int_equal(why, NETOOPS_ERR_INVALID);
+
+	assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x), 1);
+	assert_int_equal(x->pkts_received, 3);
+	assert_int_equal(x->nr_gaps, 2);
+	assert_int_equal(x->gaps[0].off, 8);
+	assert_int_equal(x->gaps[0].len, 3);
+	assert_int_equal(x->gaps[1].off, 20);
+	assert_int_equal(x->gaps[1].len, 1);
+	assert_int_equal(x->missing_bytes, 4);
+	assert_memory_equal(x->payload,
+			    "abcdeXgh" "\0\0\0" "123456789" "\0", 21);
+	netoops_dump_free(x);
+	netoops_reasm_free(r);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +669,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_and_sources, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_partial_inflate),
 		cmocka_unit_test(test_inflate),
 		cmocka_unit_test_setup_teardown(test_dump_text_plain, setup,
