@@ -7,7 +7,8 @@
  *
  * Lines
  *   Lines end at '\n' or NUL; a trailing '\r' is dropped.  Stripped from
- *   the front: a syslog level "<N>", a syslog/journal "Dec  3 10:28:57 host
+ *   the front: a syslog level "<N>", a /dev/kmsg or extended netconsole
+ *   header "6,338,8483953,-;", a syslog/journal "Dec  3 10:28:57 host
  *   kernel: " or "2026-12-03T10:28:57... host kernel: ", up to two bracket
  *   groups of at most 48 bytes (timestamp "[   12.345678]", caller id
  *   "[T123]"/"[C1]", dmesg -T "[Thu Dec  3 10:28:57 2026]"; never "[<"),
@@ -72,7 +73,8 @@
  *
  * Frames
  *   Taken, innermost first, from the first kernel "RIP: 0010:" line of the
- *   report, then from its first "Call Trace:" block.  Dropped: "? "
+ *   report, then from its first "Call Trace:" block (if it starts within
+ *   MAX_PRE_TRACE_LINES of the start line).  Dropped: "? "
  *   (unreliable) frames, raw addresses, frames without a symbol, user-space
  *   RIPs, duplicates, and generic frames (is_generic() below: die/oops/panic
  *   and exception plumbing, printk, syscall entry and the __x64_sys_ /
@@ -110,6 +112,7 @@
 
 #define LINE_WINDOW		512
 #define MAX_REPORT_LINES	2000
+#define MAX_PRE_TRACE_LINES	300	/* start line to "Call Trace:" */
 #define TITLE_MSG_MAX		160
 #define MAX_BRACKET_PREFIX	48	/* "[Thu Dec  3 10:28:57 2026]" fits */
 #define MAX_SYSLOG_PREFIX	128	/* date, host name, " kernel: " */
@@ -261,6 +264,24 @@ static bool is_iso_date(const char *s)
 	       is_digit(s[9]) && (s[10] == 'T' || s[10] == ' ');
 }
 
+/* /dev/kmsg and extended netconsole "6,338,8483953,-;" (and ",ncfrag=") */
+static const char *skip_ext_header(const char *s)
+{
+	const char *q = s;
+
+	for (int field = 0; field < 3; field++) {
+		if (!is_digit(*q))
+			return s;
+		while (is_digit(*q))
+			q++;
+		if (*q != ',')
+			return s;
+		q++;
+	}
+	q = strchr(q, ';');
+	return q && q - s < MAX_BRACKET_PREFIX * 2 ? q + 1 : s;
+}
+
 /* syslog/journal "Dec  3 10:28:57 host kernel: " -> after "kernel: " */
 static const char *skip_syslog_date(const char *s)
 {
@@ -307,6 +328,7 @@ static bool next_line(struct lines *it, char *win)
 		if (*q == '>')
 			w = q + 1;
 	}
+	w = (char *)skip_ext_header(w);
 	w = (char *)skip_syslog_date(w);
 	/*
 	 * "[   12.345678]" then an optional "[  T123]" or "[ C1]"; also
@@ -891,6 +913,7 @@ struct collector {
 	bool irq_reliable;	/* a reliable frame was seen in that block */
 	bool rip_done;		/* the report's RIP was looked at */
 	bool done;
+	int pre_trace_lines;	/* lines seen before "Call Trace:" */
 };
 
 static void add_frame(struct collector *c, const char *name)
@@ -969,6 +992,9 @@ static void collect_line(struct collector *c, const char *s)
 	if (!c->in_trace) {
 		if (starts(s, "Call Trace:") || starts(s, "Call trace:"))
 			c->in_trace = true;
+		/* a trace this far away belongs to something else */
+		else if (++c->pre_trace_lines > MAX_PRE_TRACE_LINES)
+			c->done = true;
 		return;
 	}
 	if (strcmp(s, "<TASK>") == 0) {

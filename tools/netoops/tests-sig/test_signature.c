@@ -472,11 +472,28 @@ static void journal(const char *l, size_t n, char *out, size_t *o, size_t i)
 	put(out, o, "\n", 1);
 }
 
+/* /dev/kmsg, extended netconsole: "4,338,8483953,-;msg" */
+static void kmsg_ext(const char *l, size_t n, char *out, size_t *o, size_t i)
+{
+	size_t t = ts_len(l, n);
+	char hdr[48];
+
+	if (t && t < n && l[t] == ' ')
+		t++;
+	if (t) {
+		snprintf(hdr, sizeof(hdr), "%zu,%zu,%zu,%s;", i % 8, 300 + i,
+			 8483953 + i * 17, i % 5 ? "-" : "c,ncfrag=0/1024");
+		put(out, o, hdr, strlen(hdr));
+	}
+	put(out, o, l + t, n - t);
+	put(out, o, "\n", 1);
+}
+
 static void test_presentation_invariance(void **state)
 {
 	static const line_fn fns[] = {
 		to_crlf, no_timestamp, pstore_level, caller_id, syslog_tag,
-		human_time, journal,
+		human_time, journal, kmsg_ext,
 	};
 
 	(void)state;
@@ -526,6 +543,10 @@ static void test_first_report_wins(void **state)
 	}
 }
 
+#define REPEAT_4(s)	s s s s
+#define REPEAT_20(s)	REPEAT_4(s) REPEAT_4(s) REPEAT_4(s) REPEAT_4(s) REPEAT_4(s)
+#define REPEAT_400(s)	REPEAT_20(REPEAT_20(s))
+
 static void test_normalization_rules(void **state)
 {
 	static const struct {
@@ -553,6 +574,11 @@ static void test_normalization_rules(void **state)
 		  "BUG: Bad page state in process swapper/N pfn", "bug", "" },
 		{ "invalid opcode: 0000 [#1] SMP NOPTI\nRIP: 0010:f1+0x1/0x2\n",
 		  "Oops: invalid opcode in f1", "oops", "f1" },
+		/* a trace far below the report belongs to something else */
+		{ "BUG: Bad rss-counter state mm:0000000012345678 type:MM_ANONPAGES val:1\n"
+		  REPEAT_400("noise\n")
+		  "Call Trace:\n <TASK>\n other_fn+0x1/0x2\n </TASK>\n",
+		  "BUG: Bad rss-counter state mm", "bug", "" },
 	};
 
 	(void)state;
