@@ -249,7 +249,8 @@ int netoops_decode_packet(const void *buf, size_t len,
 
 /**
  * struct netoops_reasm_limits - bounds on everything a sender controls
- * @max_pkts_per_dump:	largest pkt_count accepted (default 4096)
+ * @max_pkts_per_dump:	largest pkt_count accepted (default 8192: a 1 MiB
+ *			payload in 256-byte datagrams takes 5350)
  * @max_bytes_per_dump:	largest payload_total accepted (default 1 MiB)
  * @max_dumps_per_source: open (incomplete) dumps per source key (default 8)
  * @max_dumps:		open dumps in all (default 1024)
@@ -269,7 +270,7 @@ struct netoops_reasm_limits {
 	uint64_t	timeout_ms;
 };
 
-#define NETOOPS_REASM_DEF_PKTS		4096
+#define NETOOPS_REASM_DEF_PKTS		8192
 #define NETOOPS_REASM_DEF_BYTES		(1u << 20)
 #define NETOOPS_REASM_DEF_PER_SOURCE	8
 #define NETOOPS_REASM_DEF_DUMPS		1024
