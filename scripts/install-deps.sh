@@ -13,6 +13,7 @@ PKGS=(
 	libjansson-dev libpcap-dev libpq-dev
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
 	bc flex bison libelf-dev libssl-dev dwarves python3
+	sparse
 )
 
 stamp=/var/lib/netoops-deps.stamp
