@@ -412,8 +412,9 @@ void netoops_reasm_free(struct netoops_reasm *r);
  *		otherwise)
  *
  * Packets may come in any order.  A dump that was completed recently (within
- * timeout_ms) is remembered, so late duplicates of it return
- * NETOOPS_REASM_DUPLICATE instead of opening a new dump.
+ * timeout_ms; at most max_dumps of them, oldest forgotten first) is
+ * remembered, so late duplicates of it return NETOOPS_REASM_DUPLICATE
+ * instead of opening a new dump.  @now_ms must not go backwards.
  *
  * Return: NETOOPS_REASM_ACCEPTED, _DUPLICATE or _COMPLETE; -EINVAL for bad
  * arguments, -EEXIST for a conflicting duplicate or mismatching header,
