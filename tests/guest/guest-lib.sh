@@ -20,6 +20,8 @@ g_setup_net()
 	modprobe configfs 2>/dev/null
 	grep -q " $CFS configfs " /proc/mounts ||
 		mount -t configfs configfs "$CFS" 2>/dev/null
+	# 6.1: virtio_pci is a module that virtio_net does not pull in
+	modprobe virtio_pci 2>/dev/null
 	modprobe virtio_net || return 1
 	ip link set lo up
 	g_wait_for 10 test -e /sys/class/net/eth0 || return 1
