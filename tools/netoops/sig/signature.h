@@ -43,8 +43,9 @@
  * @kind:    short class of the crash: "null-deref", "page-fault", "gpf",
  *           "bug", "warn", "soft-lockup", "hard-lockup", "hung-task",
  *           "rcu-stall", "panic", "oom", "stack-protector",
- *           "list-corruption", "sched-atomic", "kasan", "double-fault",
- *           "oops", or "unknown" when no report was found.
+ *           "list-corruption", "sched-atomic", "might-sleep", "kasan",
+ *           "ubsan", "double-fault", "stack-overflow", "oops", or
+ *           "unknown" when no report was found.
  */
 struct netoops_sig {
 	char title[NETOOPS_SIG_TITLE_LEN];
