@@ -14,7 +14,7 @@
 COLL_STORE := store/store.c store/store_sqlite.c store/record.c sig/signature.c
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.
-COLL_D := netoopsd-obj/config.c netoopsd-obj/listener.c netoopsd-obj/worker.c \
+COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
 	  netoopsd-obj/metrics.c
 COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
 COLL_LIBS := -lsqlite3 -ljansson -lz -lpthread
@@ -47,7 +47,7 @@ build-san/netoopsd-obj/%.o: netoopsd/%.c
 # Benchmark programs live in bench/storm/ at the top of the tree.
 build/bench/%.o: $(TOP)/bench/storm/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_OPT) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests-collector $(CFLAGS_OPT) -MMD -MP -c $< -o $@
 build/bench/storm_gen: build/bench/storm_gen.o build/tests-collector/gen_dump.o \
 		      build/libnetoops.a
 	$(CC) $(CFLAGS_OPT) -o $@ $^ -lz -lpthread

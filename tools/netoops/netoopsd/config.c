@@ -17,9 +17,9 @@
 enum {
 	OPT_PORT = 'p', OPT_LISTEN = 'l', OPT_DB = 'd', OPT_CONFIG = 'c',
 	OPT_WORKERS = 'w', OPT_VERBOSE = 'v', OPT_HELP = 'h',
-	OPT_LISTENERS = 256, OPT_ARCHIVE, OPT_METRICS_LISTEN,
+	OPT_ARCHIVE = 256, OPT_METRICS_LISTEN,
 	OPT_METRICS_FILE, OPT_METRICS_INTERVAL, OPT_READY_FILE, OPT_RCVBUF,
-	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_QUEUE_BYTES, OPT_STORE_QUEUE,
+	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_STORE_QUEUE,
 	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
 	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY, OPT_PENDING_BYTES,
 	OPT_FINISHERS, OPT_FINISH_NICE,
@@ -28,7 +28,6 @@ enum {
 static const struct option longopts[] = {
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "listeners", required_argument, NULL, OPT_LISTENERS },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -40,7 +39,6 @@ static const struct option longopts[] = {
 	{ "max-packet", required_argument, NULL, OPT_MAX_PACKET },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "sync", required_argument, NULL, OPT_SYNC },
-	{ "queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES },
 	{ "store-queue", required_argument, NULL, OPT_STORE_QUEUE },
 	{ "pending-bytes", required_argument, NULL, OPT_PENDING_BYTES },
 	{ "finishers", required_argument, NULL, OPT_FINISHERS },
@@ -68,8 +66,9 @@ void usage(FILE *f)
 "                             printed and written to --ready-file)\n"
 "  -l, --listen ADDR          address to bind, repeatable (default :: and\n"
 "                             0.0.0.0; an IPv6 socket is v6-only)\n"
-"      --listeners N          sockets per address, SO_REUSEPORT (default 1)\n"
-"  -w, --workers N            reassembly threads (default 2)\n"
+"  -w, --workers N            receiving and reassembly threads, each with one\n"
+"                             SO_REUSEPORT socket per address, datagrams\n"
+"                             steered to them by boot_id (default 2)\n"
 "  -d, --db PATH              SQLite database (default\n"
 "                             /var/lib/netoops/netoops.db)\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
@@ -85,13 +84,12 @@ void usage(FILE *f)
 "      --max-packet BYTES     largest datagram accepted (default 65535)\n"
 "      --batch N              most dumps per store transaction (default 256)\n"
 "      --sync full|normal     SQLite synchronous mode (default full)\n"
-"      --queue-bytes BYTES    most bytes queued to one worker (default 64M)\n"
 "      --store-queue N        most records waiting for the store (default 1024)\n"
 "      --pending-bytes BYTES  most payload bytes of finished dumps waiting to\n"
 "                             be inflated and signed (default 256M)\n"
 "      --finishers N          threads inflating and signing dumps (default 2)\n"
-"      --finish-nice N        nice value of those and of the store thread\n"
-"                             (default 10: packets first, 0 = same as all)\n"
+"      --finish-nice N        nice value of those threads\n"
+"                             (default 19: packets first, 0 = same as all)\n"
 "      --source-key boot|addr|addrport\n"
 "                             what counts as one source for the per-source\n"
 "                             limit (default boot: the sender's boot_id)\n"
@@ -115,16 +113,14 @@ void config_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->port = NETOOPS_DEFAULT_PORT;
-	c->listeners = 1;
 	c->workers = 2;
 	c->metrics_interval = 5;
 	c->max_packet = 65535;
 	c->batch = 256;
-	c->queue_bytes = 64ull << 20;
 	c->store_queue = 1024;
 	c->pending_bytes = 256ull << 20;
 	c->finishers = 2;
-	c->finish_nice = 10;
+	c->finish_nice = 19;
 	c->src_key = SRC_KEY_BOOT;
 }
 
@@ -197,12 +193,6 @@ static int apply(struct config *c, int opt, const char *v)
 			return -ENOMEM;
 		c->nr_listen++;
 		break;
-	case OPT_LISTENERS:
-		NUM(16);
-		if (!n)
-			return -EINVAL;
-		c->listeners = n;
-		break;
 	case OPT_WORKERS:
 		NUM(MAX_WORKERS);
 		if (!n)
@@ -248,12 +238,6 @@ static int apply(struct config *c, int opt, const char *v)
 			c->sync_normal = true;
 		else
 			return -EINVAL;
-		break;
-	case OPT_QUEUE_BYTES:
-		NUM(1ull << 40);
-		if (n < 65536)
-			return -EINVAL;
-		c->queue_bytes = n;
 		break;
 	case OPT_STORE_QUEUE:
 		NUM(1000000);

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 			d->cfg.archive, strerror(-r));
 		return 1;
 	}
-	r = listeners_open(d);
+	r = sockets_open(d);
 	if (r < 0)
 		return 1;
 	r = metrics_http_start(d);
@@ -112,8 +112,6 @@ int main(int argc, char **argv)
 	r = store_start(d);
 	if (!r)
 		r = workers_start(d);
-	if (!r)
-		r = listeners_start(d);
 	if (r < 0) {
 		fprintf(stderr, "netoopsd: cannot start threads: %s\n",
 			strerror(-r));
@@ -123,8 +121,8 @@ int main(int argc, char **argv)
 	if (r < 0)
 		fprintf(stderr, "netoopsd: cannot write %s: %s\n",
 			d->cfg.ready_file, strerror(-r));
-	fprintf(stderr, "netoopsd: listening on udp port %d (%d sockets, %d"
-		" workers), store %s", d->port, d->nr_listeners,
+	fprintf(stderr, "netoopsd: listening on udp port %d (%d address(es) x"
+		" %d workers), store %s", d->port, d->nr_addrs,
 		d->cfg.workers, d->cfg.db);
 	if (d->metrics_port)
 		fprintf(stderr, ", metrics on tcp port %d", d->metrics_port);
@@ -143,12 +141,11 @@ int main(int argc, char **argv)
 	}
 
 	fprintf(stderr, "netoopsd: %s: flushing\n", strsignal(sig));
-	/* Listeners take what their sockets hold, then workers store every
-	 * open dump as partial, then the store commits the last batch.
+	/* Workers take what their sockets hold and store every open dump as
+	 * partial, then the finishers and the store commit the last batch.
 	 */
-	atomic_store(&d->stop, true);
-	listeners_join(d);
 	workers_stop(d);
+	sockets_close(d);
 	store_stop(d);
 	if (d->archive)
 		fclose(d->archive);

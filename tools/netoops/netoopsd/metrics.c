@@ -66,26 +66,20 @@ static const char *drop_name(int reason)
 char *metrics_render(struct daemon *d, size_t *ret_len)
 {
 	struct out o = { .cap = 8192 };
-	uint64_t pk = 0, by = 0, ovf = 0, kd = 0, proc = 0, acc = 0, dup = 0;
-	uint64_t comp = 0, part = 0, open = 0, buf = 0, qb = 0;
+	uint64_t pk = 0, by = 0, kd = 0, proc = 0, acc = 0, dup = 0;
+	uint64_t comp = 0, part = 0, open = 0, buf = 0;
 	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum, last = 0;
 	int i, k;
 
 	o.buf = malloc(o.cap);
 	if (!o.buf)
 		return NULL;
-	for (i = 0; i < d->nr_listeners; i++) {
-		struct listener_stats *s = &d->listeners[i].st;
-
-		pk += LOAD(s->packets);
-		by += LOAD(s->bytes);
-		ovf += LOAD(s->oversized);
-		kd += LOAD(s->kernel_drops);
-	}
-	drops[DROP_OVERSIZED] = ovf;
 	for (i = 0; i < d->cfg.workers; i++) {
 		struct worker_stats *s = &d->workers[i].st;
 
+		pk += LOAD(s->received);
+		by += LOAD(s->bytes);
+		kd += LOAD(s->kernel_drops);
 		proc += LOAD(s->packets);
 		acc += LOAD(s->accepted);
 		dup += LOAD(s->duplicates);
@@ -95,12 +89,11 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 			last = LOAD(s->last_ms);
 		open += LOAD(s->open_dumps);
 		buf += LOAD(s->bytes_buffered);
-		qb += LOAD(s->queue_bytes);
-		for (k = 1; k < NETOOPS_ERR__MAX; k++)
+		for (k = 1; k < DROP__MAX; k++)
 			drops[k] += LOAD(s->dropped[k]);
 	}
 	metric(&o, "netoops_packets_received_total", "counter",
-	       "Datagrams received by the listeners.", pk);
+	       "Datagrams received.", pk);
 	metric(&o, "netoops_bytes_received_total", "counter",
 	       "UDP payload bytes received.", by);
 	metric(&o, "netoops_packets_processed_total", "counter",
@@ -166,8 +159,6 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	       "Dumps being reassembled.", open);
 	metric(&o, "netoops_reassembly_bytes", "gauge",
 	       "Bytes accounted to open dumps.", buf);
-	metric(&o, "netoops_worker_queue_bytes", "gauge",
-	       "Bytes queued from listeners to workers.", qb);
 	metric(&o, "netoops_start_time_ms", "gauge",
 	       "Unix time (ms) netoopsd started.", d->start_ms);
 	if (o.oom)

@@ -4,17 +4,18 @@
  *
  * Threads and what they own:
  *
- *   listener x L*A   one UDP socket each (SO_REUSEPORT, one group per
- *                    listen address); recvmmsg() batches; each datagram is
- *                    copied and queued to the worker its boot_id hashes to,
- *                    so all packets of one dump meet in one reassembler
- *                    whatever source port NAT gives them.
- *   worker x W       owns one reassembler (decoder library); decodes,
- *                    verifies, reassembles, expires; queues finished
- *                    dumps (still compressed) to the finishers.
+ *   worker x W       one UDP socket per listen address, all workers' sockets
+ *                    of an address in one SO_REUSEPORT group whose classic
+ *                    BPF program steers each datagram by its boot_id (bytes
+ *                    8..23), so all packets of one dump meet in one
+ *                    reassembler whatever source port NAT gives them, with
+ *                    no hand-off between threads.  recvmmsg() batches,
+ *                    decoded in place; owns one reassembler (decoder
+ *                    library); expires; queues finished dumps (still
+ *                    compressed) to the finishers.
  *   finisher x F     inflates, computes the crash signature, builds the
  *                    store record.  Per-dump work runs at a lower priority
- *                    (--finish-nice) than per-packet work: in a crash
+ *                    (--finish-nice, default 19) than per-packet work: in a crash
  *                    storm taking every packet in comes first, the
  *                    finishing catches up from memory (bounded by
  *                    --pending-bytes, then back-pressure).
@@ -41,7 +42,6 @@
 #include "store/store.h"
 
 #define MAX_LISTEN_ADDRS	8
-#define MAX_LISTENERS		64
 #define MAX_WORKERS		64
 
 enum src_key_mode {
@@ -54,7 +54,6 @@ struct config {
 	char *listen[MAX_LISTEN_ADDRS];	/* addresses to bind */
 	int nr_listen;
 	int port;			/* UDP port, 0 = any (printed) */
-	int listeners;			/* sockets per address (REUSEPORT) */
 	int workers;
 	char *db;			/* store location */
 	char *archive;			/* raw packet archive, or NULL */
@@ -66,7 +65,6 @@ struct config {
 	int max_packet;			/* largest datagram accepted */
 	int batch;			/* most dumps per store transaction */
 	bool sync_normal;		/* SQLite synchronous=NORMAL */
-	uint64_t queue_bytes;		/* most bytes queued to one worker */
 	int store_queue;		/* most records queued to the store */
 	uint64_t pending_bytes;		/* most payload bytes of finished
 					 * dumps waiting for conversion */
@@ -77,41 +75,17 @@ struct config {
 	int verbose;
 };
 
-/* One packet handed from a listener to a worker. */
-struct pkt {
-	struct pkt *next;
-	uint64_t recv_ms;		/* monotonic */
-	struct sockaddr_storage src;
-	socklen_t srclen;
-	uint32_t len;
-	uint8_t data[];
-};
-
-struct pktq {
-	pthread_mutex_t lock;
-	pthread_cond_t nonempty;	/* worker waits */
-	pthread_cond_t room;		/* listeners wait (back-pressure) */
-	struct pkt *head, *tail;
-	uint64_t bytes;			/* queued, protected by lock */
-	bool closed;			/* no more packets will come */
-};
-
 /* Reasons a datagram is dropped beyond the decoder's enum netoops_err. */
 enum {
 	DROP_OVERSIZED = NETOOPS_ERR__MAX,	/* longer than --max-packet */
 	DROP__MAX
 };
 
-struct listener_stats {
-	_Atomic uint64_t packets;
-	_Atomic uint64_t bytes;
-	_Atomic uint64_t oversized;
-	_Atomic uint64_t kernel_drops;		/* SO_RXQ_OVFL, last seen */
-	_Atomic uint64_t batches;
-};
-
 struct worker_stats {
-	_Atomic uint64_t packets;
+	_Atomic uint64_t received;		/* datagrams read */
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t kernel_drops;		/* SO_RXQ_OVFL, last seen */
+	_Atomic uint64_t packets;		/* datagrams decoded */
 	_Atomic uint64_t accepted;
 	_Atomic uint64_t duplicates;
 	_Atomic uint64_t dropped[DROP__MAX];	/* by reason */
@@ -120,7 +94,6 @@ struct worker_stats {
 	_Atomic uint64_t last_ms;		/* unix ms of the last batch */
 	_Atomic uint64_t open_dumps;		/* gauge */
 	_Atomic uint64_t bytes_buffered;	/* gauge */
-	_Atomic uint64_t queue_bytes;		/* gauge */
 };
 
 struct store_stats {
@@ -138,19 +111,12 @@ struct store_stats {
 	_Atomic uint64_t lat_bucket[8];		/* histogram, see metrics.c */
 };
 
-struct listener {
-	struct daemon *d;
-	int fd;
-	int family;
-	pthread_t thread;
-	struct listener_stats st;
-};
-
 struct worker {
 	struct daemon *d;
 	int idx;
 	pthread_t thread;
-	struct pktq q;
+	int fds[MAX_LISTEN_ADDRS];	/* one socket per listen address */
+	int nfds;
 	struct netoops_reasm *reasm;
 	struct worker_stats st;
 };
@@ -170,9 +136,8 @@ struct ptrq {
 
 struct daemon {
 	struct config cfg;
-	atomic_bool stop;		/* listeners: drain and exit */
-	struct listener listeners[MAX_LISTENERS];
-	int nr_listeners;
+	atomic_bool stop;		/* workers: drain sockets and exit */
+	int nr_addrs;			/* listen addresses bound */
 	int port;			/* bound UDP port */
 	int metrics_port;		/* bound HTTP port, 0 if none */
 	struct worker workers[MAX_WORKERS];
@@ -198,18 +163,15 @@ int config_parse_args(struct config *c, int argc, char **argv);
 void config_free(struct config *c);
 void usage(FILE *f);
 
-/* listener.c */
-int listeners_open(struct daemon *d);
-int listeners_start(struct daemon *d);
-void listeners_join(struct daemon *d);
+/* sockets.c */
+int sockets_open(struct daemon *d);
+void sockets_close(struct daemon *d);
 
 /* worker.c */
 int workers_start(struct daemon *d);
 void workers_stop(struct daemon *d);
 int store_start(struct daemon *d);	/* finishers and store thread */
 void store_stop(struct daemon *d);
-void pktq_push_list(struct daemon *d, struct worker *w, struct pkt *head,
-		    struct pkt *tail, uint64_t bytes);
 
 /* metrics.c */
 char *metrics_render(struct daemon *d, size_t *ret_len);

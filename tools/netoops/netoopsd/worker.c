@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,67 +19,6 @@
 
 #define RELAXED memory_order_relaxed
 #define INC(x) atomic_fetch_add_explicit(&(x), 1, RELAXED)
-
-/* ---- listener -> worker queue ---------------------------------------- */
-
-void pktq_push_list(struct daemon *d, struct worker *w, struct pkt *head,
-		    struct pkt *tail, uint64_t bytes)
-{
-	struct pktq *q = &w->q;
-
-	pthread_mutex_lock(&q->lock);
-	/*
-	 * Back-pressure: wait while the worker is behind.  Datagrams then
-	 * wait in the socket buffer, and what overflows it is counted by the
-	 * kernel (SO_RXQ_OVFL, netoops_kernel_drops_total).
-	 */
-	while (q->bytes > d->cfg.queue_bytes && !q->closed)
-		pthread_cond_wait(&q->room, &q->lock);
-	if (q->tail)
-		q->tail->next = head;
-	else
-		q->head = head;
-	q->tail = tail;
-	q->bytes += bytes;
-	atomic_store_explicit(&w->st.queue_bytes, q->bytes, RELAXED);
-	pthread_cond_signal(&q->nonempty);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/* Takes the whole queue; waits until @deadline_ms (monotonic) at most. */
-static struct pkt *pktq_take(struct worker *w, uint64_t deadline_ms,
-			     bool *closed)
-{
-	struct pktq *q = &w->q;
-	struct pkt *p;
-
-	pthread_mutex_lock(&q->lock);
-	while (!q->head && !q->closed) {
-		struct timespec ts;
-		uint64_t now = mono_ms();
-
-		if (deadline_ms <= now)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (deadline_ms - now > 1000)
-			deadline_ms = now + 1000;
-		ts.tv_sec += (deadline_ms - now) / 1000;
-		ts.tv_nsec += (deadline_ms - now) % 1000 * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&q->nonempty, &q->lock, &ts);
-	}
-	p = q->head;
-	q->head = q->tail = NULL;
-	q->bytes = 0;
-	*closed = q->closed;
-	atomic_store_explicit(&w->st.queue_bytes, 0, RELAXED);
-	pthread_cond_broadcast(&q->room);
-	pthread_mutex_unlock(&q->lock);
-	return p;
-}
 
 /* ---- bounded pointer queues (worker -> finisher -> store) ----------- */
 
@@ -166,10 +107,10 @@ static void ptrq_close(struct ptrq *q)
  * changes the source port in the middle of a dump does not split it).
  * Starting with the address lets the record say where a dump came from.
  */
-static size_t src_key(const struct daemon *d, const struct pkt *p,
+static size_t src_key(const struct daemon *d,
+		      const struct sockaddr_storage *ss,
 		      const struct netoops_packet *np, uint8_t *key)
 {
-	const struct sockaddr_storage *ss = &p->src;
 	size_t n = 0;
 
 	if (ss->ss_family == AF_INET6) {
@@ -236,7 +177,8 @@ static void finish_dump(struct worker *w, struct netoops_dump *nd)
 	ptrq_push(&w->d->dq, nd, sizeof(*nd) + nd->payload_len);
 }
 
-static void process(struct worker *w, struct pkt *p)
+static void process(struct worker *w, const uint8_t *buf, size_t len,
+		    const struct sockaddr_storage *src, uint64_t now)
 {
 	struct daemon *d = w->d;
 	struct netoops_packet np;
@@ -247,7 +189,7 @@ static void process(struct worker *w, struct pkt *p)
 	int r;
 
 	INC(w->st.packets);
-	r = netoops_decode_packet(p->data, p->len, &np);
+	r = netoops_decode_packet(buf, len, &np);
 	if (r < 0) {
 		INC(w->st.dropped[np.err < NETOOPS_ERR__MAX ? np.err :
 				  NETOOPS_ERR_INVALID]);
@@ -255,12 +197,11 @@ static void process(struct worker *w, struct pkt *p)
 	}
 	if (d->archive) {
 		pthread_mutex_lock(&d->archive_lock);
-		fwrite(p->data, 1, p->len, d->archive);
+		fwrite(buf, 1, len, d->archive);
 		pthread_mutex_unlock(&d->archive_lock);
 	}
-	klen = src_key(d, p, &np, key);
-	r = netoops_reasm_add(w->reasm, key, klen, &np, p->recv_ms, &done,
-			      &why);
+	klen = src_key(d, src, &np, key);
+	r = netoops_reasm_add(w->reasm, key, klen, &np, now, &done, &why);
 	if (r == NETOOPS_REASM_ACCEPTED) {
 		INC(w->st.accepted);
 	} else if (r == NETOOPS_REASM_DUPLICATE) {
@@ -286,34 +227,125 @@ static void update_gauges(struct worker *w)
 			      RELAXED);
 }
 
+#define BATCH	64	/* datagrams per recvmmsg() */
+
+struct rxbuf {
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_storage srcs[BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[BATCH];
+	uint8_t *data;		/* BATCH * max_packet bytes */
+};
+
+/* One recvmmsg() batch from @fd, processed in place.  Returns its size. */
+static int receive(struct worker *w, int fd, struct rxbuf *rx)
+{
+	size_t bufsz = w->d->cfg.max_packet;
+	uint64_t now;
+	int i, n;
+
+	for (i = 0; i < BATCH; i++) {
+		rx->iov[i].iov_base = rx->data + i * bufsz;
+		rx->iov[i].iov_len = bufsz;
+		memset(&rx->msgs[i].msg_hdr, 0, sizeof(rx->msgs[i].msg_hdr));
+		rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
+		rx->msgs[i].msg_hdr.msg_iovlen = 1;
+		rx->msgs[i].msg_hdr.msg_name = &rx->srcs[i];
+		rx->msgs[i].msg_hdr.msg_namelen = sizeof(rx->srcs[i]);
+		rx->msgs[i].msg_hdr.msg_control = rx->ctl[i].buf;
+		rx->msgs[i].msg_hdr.msg_controllen = sizeof(rx->ctl[i].buf);
+	}
+	n = recvmmsg(fd, rx->msgs, BATCH, MSG_DONTWAIT, NULL);
+	if (n <= 0) {
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			fprintf(stderr, "netoopsd: recvmmsg: %m\n");
+		return 0;
+	}
+	now = mono_ms();
+	for (i = 0; i < n; i++) {
+		struct msghdr *mh = &rx->msgs[i].msg_hdr;
+		struct cmsghdr *cm;
+
+		for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+			uint32_t drops;
+
+			if (cm->cmsg_level != SOL_SOCKET ||
+			    cm->cmsg_type != SO_RXQ_OVFL)
+				continue;
+			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
+			atomic_store_explicit(&w->st.kernel_drops, drops,
+					      RELAXED);
+		}
+		INC(w->st.received);
+		atomic_fetch_add_explicit(&w->st.bytes, rx->msgs[i].msg_len,
+					  RELAXED);
+		if (mh->msg_flags & MSG_TRUNC) {
+			INC(w->st.dropped[DROP_OVERSIZED]);
+			continue;
+		}
+		process(w, rx->iov[i].iov_base, rx->msgs[i].msg_len,
+			&rx->srcs[i], now);
+	}
+	atomic_store_explicit(&w->st.last_ms, wall_ms(), RELAXED);
+	return n;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	struct daemon *d = w->d;
+	struct pollfd pfd[MAX_LISTEN_ADDRS];
 	struct netoops_dump *nd;
-	bool closed = false;
-	struct pkt *p, *next;
-	uint64_t deadline;
+	static __thread struct rxbuf rx;
+	uint64_t deadline, now;
+	bool stopping = false;
+	int i, n, got, timeout;
 
-	while (!closed) {
-		deadline = netoops_reasm_next_deadline(w->reasm);
-		p = pktq_take(w, deadline == UINT64_MAX ? mono_ms() + 1000 :
-				 deadline, &closed);
-		for (; p; p = next) {
-			next = p->next;
-			process(w, p);
-			free(p);
-			if (!next)	/* time of the last packet handled */
-				atomic_store_explicit(&w->st.last_ms,
-						      wall_ms(), RELAXED);
-		}
-		while (netoops_reasm_expire(w->reasm, mono_ms(), &nd) == 1)
+	pthread_setname_np(pthread_self(), "netoopsd-rx");
+	rx.data = malloc((size_t)BATCH * d->cfg.max_packet);
+	if (!rx.data) {
+		fprintf(stderr, "netoopsd: worker: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < w->nfds; i++) {
+		pfd[i].fd = w->fds[i];
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		/* Read while there is something; sleep only when idle. */
+		do {
+			got = 0;
+			for (i = 0; i < w->nfds; i++)
+				got += receive(w, w->fds[i], &rx);
+		} while (got);
+		now = mono_ms();
+		while (netoops_reasm_expire(w->reasm, now, &nd) == 1)
 			finish_dump(w, nd);
 		update_gauges(w);
+		if (stopping)
+			break;
+		/* Once told to stop, one more pass takes what the sockets
+		 * hold; then whatever is open is stored as partial.
+		 */
+		if (atomic_load(&d->stop)) {
+			stopping = true;
+			continue;
+		}
+		deadline = netoops_reasm_next_deadline(w->reasm);
+		timeout = 100;	/* also how soon a stop request is seen */
+		if (deadline != UINT64_MAX && deadline - now < 100)
+			timeout = deadline > now ? (int)(deadline - now) : 0;
+		n = poll(pfd, w->nfds, timeout);
+		if (n < 0 && errno != EINTR)
+			fprintf(stderr, "netoopsd: poll: %m\n");
 	}
-	/* Shutdown: everything still open is stored as partial. */
 	while (netoops_reasm_flush(w->reasm, &nd) == 1)
 		finish_dump(w, nd);
 	update_gauges(w);
+	free(rx.data);
 	return NULL;
 }
 
@@ -327,9 +359,6 @@ int workers_start(struct daemon *d)
 
 		w->d = d;
 		w->idx = i;
-		pthread_mutex_init(&w->q.lock, NULL);
-		pthread_cond_init(&w->q.nonempty, NULL);
-		pthread_cond_init(&w->q.room, NULL);
 		r = netoops_reasm_new(&lim, &w->reasm);
 		if (r < 0)
 			return r;
@@ -343,20 +372,12 @@ int workers_start(struct daemon *d)
 	return 0;
 }
 
-/* Call after the listeners are joined: nothing will be queued any more. */
+/* Workers drain their sockets, store open dumps as partial, and exit. */
 void workers_stop(struct daemon *d)
 {
 	int i;
 
-	for (i = 0; i < d->cfg.workers; i++) {
-		struct pktq *q = &d->workers[i].q;
-
-		pthread_mutex_lock(&q->lock);
-		q->closed = true;
-		pthread_cond_broadcast(&q->nonempty);
-		pthread_cond_broadcast(&q->room);
-		pthread_mutex_unlock(&q->lock);
-	}
+	atomic_store(&d->stop, true);
 	for (i = 0; i < d->cfg.workers; i++) {
 		pthread_join(d->workers[i].thread, NULL);
 		netoops_reasm_free(d->workers[i].reasm);
@@ -383,6 +404,7 @@ static void *finisher_main(void *arg)
 	char buf[80];
 	int perr, r;
 
+	pthread_setname_np(pthread_self(), "netoopsd-fin");
 	lower_priority(d);
 	while ((n = ptrq_take(&d->dq, items, 16)) > 0) {
 		for (i = 0; i < n; i++) {
@@ -443,7 +465,10 @@ static void *store_main(void *arg)
 		fprintf(stderr, "netoopsd: store: out of memory\n");
 		exit(1);
 	}
-	lower_priority(d);
+	/* Not lowered: durability should not wait for the idle time of a
+	 * busy machine, and the store mostly waits for the disk anyway.
+	 */
+	pthread_setname_np(pthread_self(), "netoopsd-store");
 	while ((n = ptrq_take(&d->rq, (void **)batch, d->cfg.batch)) > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		dups = 0;

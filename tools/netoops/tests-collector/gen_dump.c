@@ -56,24 +56,19 @@ void gen_pkts_free(struct gen_pkts *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int gen_dump(struct gen_pkts *out, const uint8_t boot_id[16],
-	     uint64_t dump_id, const struct gen_opts *o, const char *log,
-	     size_t log_len)
+int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
+		     uint64_t dump_id, const struct gen_opts *o,
+		     const void *payload, size_t plen, size_t orig_len)
 {
-	uint8_t meta[2048], *payload = NULL, pkt[NETOOPS_PKT_MAX];
+	uint8_t meta[2048], pkt[NETOOPS_PKT_MAX];
 	size_t max_pkt = o->max_pkt ? o->max_pkt : NETOOPS_PKT_DEFAULT;
+	__u64 regs[NETOOPS_X86_64_NR_REGS];
 	struct netoops_tlv_buf tb;
 	struct netoops_enc enc;
-	size_t plen = log_len, i;
-	__u64 regs[NETOOPS_X86_64_NR_REGS];
+	size_t i;
 	int r, len;
 
 	memset(out, 0, sizeof(*out));
-	if (o->compress) {
-		r = gen_deflate(log, log_len, 6, &payload, &plen);
-		if (r)
-			return r;
-	}
 	netoops_tlv_init(&tb, meta, sizeof(meta));
 	netoops_tlv_put_dump_info(&tb, o->reason, 1, 1, 0);
 	netoops_tlv_put_time(&tb, 1764756000, 123456789, 42000000000ull);
@@ -100,16 +95,14 @@ int gen_dump(struct gen_pkts *out, const uint8_t boot_id[16],
 	netoops_tlv_put_payload_info(&tb, o->compress ?
 				     NETOOPS_COMPRESS_DEFLATE :
 				     NETOOPS_COMPRESS_NONE,
-				     log_len);
+				     orig_len);
 	r = netoops_tlv_error(&tb);
 	if (r)
-		goto out;
-	r = netoops_enc_init(&enc, boot_id, dump_id, tb.buf, tb.len,
-			     o->compress ? (const void *)payload :
-					   (const void *)log,
+		return r;
+	r = netoops_enc_init(&enc, boot_id, dump_id, tb.buf, tb.len, payload,
 			     plen, max_pkt);
 	if (r)
-		goto out;
+		return r;
 	out->buf = calloc(enc.pkt_count, sizeof(*out->buf));
 	out->len = calloc(enc.pkt_count, sizeof(*out->len));
 	if (!out->buf || !out->len) {
@@ -127,9 +120,28 @@ int gen_dump(struct gen_pkts *out, const uint8_t boot_id[16],
 	}
 	r = len < 0 ? len : 0;
 out:
-	free(payload);
 	if (r)
 		gen_pkts_free(out);
+	return r;
+}
+
+int gen_dump(struct gen_pkts *out, const uint8_t boot_id[16],
+	     uint64_t dump_id, const struct gen_opts *o, const char *log,
+	     size_t log_len)
+{
+	uint8_t *payload = NULL;
+	size_t plen = log_len;
+	int r;
+
+	if (o->compress) {
+		r = gen_deflate(log, log_len, 6, &payload, &plen);
+		if (r)
+			return r;
+	}
+	r = gen_dump_payload(out, boot_id, dump_id, o,
+			     payload ? (const void *)payload :
+				       (const void *)log, plen, log_len);
+	free(payload);
 	return r;
 }
 

@@ -33,6 +33,11 @@ int gen_dump(struct gen_pkts *out, const uint8_t boot_id[16],
 	     size_t log_len);
 void gen_pkts_free(struct gen_pkts *p);
 
+/* Same from a payload already prepared (compressed when o->compress). */
+int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
+		     uint64_t dump_id, const struct gen_opts *o,
+		     const void *payload, size_t plen, size_t orig_len);
+
 /* Raw deflate (windowBits -15) of @in; *ret malloc'ed. */
 int gen_deflate(const void *in, size_t len, int level, uint8_t **ret,
 		size_t *ret_len);

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoopsd sockets: for each listen address one SO_REUSEPORT group with a
+ * socket per worker, and a classic BPF program that picks the socket (so
+ * the worker) from the datagram's boot_id.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "netoopsd.h"
+
+uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "1.2.3.4", "::1" or "[::1]" -> sockaddr with @port. */
+static int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	char buf[64];
+	size_t n = strlen(s);
+
+	memset(ss, 0, sizeof(*ss));
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']' && n - 2 < sizeof(buf)) {
+		memcpy(buf, s + 1, n - 2);
+		buf[n - 2] = 0;
+		s = buf;
+	}
+	if (inet_pton(AF_INET, s, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*len = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*len = sizeof(*s6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * The reuseport program: for UDP it sees the datagram from the start of
+ * the UDP payload.  A = boot_id words xor-ed together, modulo the number of
+ * sockets.  A datagram too short to hold a boot_id fails the first loads
+ * and goes to socket 0 (its worker counts it as malformed).
+ */
+static int attach_steering(int fd, unsigned int n)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 8),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),
+		BPF_STMT(BPF_ALU | BPF_XOR | BPF_X, 0),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+		BPF_STMT(BPF_ALU | BPF_XOR | BPF_X, 0),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 20),
+		BPF_STMT(BPF_ALU | BPF_XOR | BPF_X, 0),
+		BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, n),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(code) / sizeof(code[0]),
+		.filter = code,
+	};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			  sizeof(prog)) < 0 ? -errno : 0;
+}
+
+static int open_one(struct daemon *d, const char *addr, int port,
+		    int *ret_port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, r;
+
+	r = parse_addr(addr, port, &ss, &len);
+	if (r < 0) {
+		fprintf(stderr, "netoopsd: bad listen address '%s'\n", addr);
+		return r;
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
+	if (fd < 0)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		goto fail;
+	/* The kernel's count of datagrams dropped for a full buffer. */
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	if (d->cfg.rcvbuf > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &d->cfg.rcvbuf,
+		       sizeof(d->cfg.rcvbuf)) < 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &d->cfg.rcvbuf,
+		       sizeof(d->cfg.rcvbuf)) < 0)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0)
+		goto fail;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		goto fail;
+	*ret_port = ntohs(ss.ss_family == AF_INET ?
+			  ((struct sockaddr_in *)&ss)->sin_port :
+			  ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+fail:
+	r = -errno;
+	fprintf(stderr, "netoopsd: cannot listen on udp %s port %d: %m\n",
+		addr, port);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+int sockets_open(struct daemon *d)
+{
+	static const char *const defaults[] = { "::", "0.0.0.0" };
+	const char *const *addrs = (const char *const *)d->cfg.listen;
+	int nr = d->cfg.nr_listen, port = d->cfg.port, i, w, r, got = 0;
+
+	if (!nr) {
+		addrs = defaults;
+		nr = 2;
+	}
+	for (i = 0; i < nr; i++) {
+		for (w = 0; w < d->cfg.workers; w++) {
+			r = open_one(d, addrs[i], port, &got);
+			if (r < 0)
+				return r;
+			d->workers[w].fds[i] = r;
+			d->workers[w].nfds = i + 1;
+			/* Port 0: every later socket joins the first one's. */
+			port = got;
+		}
+		if (d->cfg.workers > 1) {
+			r = attach_steering(d->workers[0].fds[i],
+					    d->cfg.workers);
+			if (r < 0) {
+				fprintf(stderr, "netoopsd: cannot attach the"
+					" boot_id steering program: %s\n",
+					strerror(-r));
+				return r;
+			}
+		}
+		d->nr_addrs = i + 1;
+	}
+	d->port = port;
+	return 0;
+}
+
+void sockets_close(struct daemon *d)
+{
+	int w, i;
+
+	for (w = 0; w < d->cfg.workers; w++)
+		for (i = 0; i < d->workers[w].nfds; i++)
+			close(d->workers[w].fds[i]);
+}
