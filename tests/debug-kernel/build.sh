@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/debug-kernel/build.sh - build a small debug kernel (lockdep, KASAN,
+# debug objects, kmemleak, list debugging) from Debian's linux-source-6.12
+# with the project dropped into the tree (scripts/overlay-into-tree.sh), the
+# project's modules built =m through their own Kconfig entries.
+#
+# Cache: /var/cache/netoops/debug-kernel (NETOOPS_DEBUG_CACHE) holds the
+# extracted tree, rebuilt from scratch only when the tarball changes.  The
+# overlay touches only files whose content changed and the configuration
+# is regenerated only when a config fragment changed, so a rerun is an
+# incremental kbuild.
+#
+# Output, out/debug-kernel/ (NETOOPS_DEBUG_OUT):
+#   bzImage, release, config, build.log, build-time (seconds, last run)
+#   lib/modules/<release>/   modules_install of the tree (depmod'ed)
+#   modules/                 the project's in-tree built .ko files
+#   build -> the tree        (for out-of-tree test modules)
+# Exit: non-zero when the build fails or olddefconfig dropped an option.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/tests/debug-kernel
+cache=${NETOOPS_DEBUG_CACHE:-/var/cache/netoops/debug-kernel}
+out=${NETOOPS_DEBUG_OUT:-$root/out/debug-kernel}
+tarball=${NETOOPS_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
+jobs=${NETOOPS_DEBUG_JOBS:-2}
+frags=("$here/debug.config" "$root/tools/testing/selftests/netoops/config")
+
+log()
+{
+	echo "debug-kernel: $*" >&2
+}
+
+die()
+{
+	echo "debug-kernel: error: $*" >&2
+	exit 1
+}
+
+start=$(date +%s)
+mkdir -p "$cache" "$out"
+
+if [ ! -f "$tarball" ]; then
+	[ "$(id -u)" = 0 ] || die "$tarball missing: apt-get install linux-source-6.12 (make deps)"
+	log "installing linux-source-6.12"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends linux-source-6.12 >/dev/null
+	[ -f "$tarball" ] || die "linux-source-6.12 did not provide $tarball"
+fi
+
+# 1. The tree: extracted once per tarball.
+tree=$cache/linux-source-6.12
+tkey=$(stat -c '%n %s %Y' "$tarball")
+if [ ! -f "$tree/Makefile" ] || [ "$(cat "$cache/tree.key" 2>/dev/null)" != "$tkey" ]; then
+	log "extracting $tarball into $cache"
+	rm -rf "$tree" "$cache/tree.key" "$cache/config.key"
+	tar -C "$cache" -xf "$tarball"
+	[ -f "$tree/Makefile" ] || die "$tarball did not give $tree"
+	echo "$tkey" > "$cache/tree.key"
+fi
+
+# 2. The project, dropped in.
+"$root/scripts/overlay-into-tree.sh" "$tree" >&2
+
+# 3. Configuration: tinyconfig + the fragments, only when they changed.
+ckey=$(cat "${frags[@]}" "$tree/drivers/net/Kconfig.netoops" \
+	"$tree/fs/pstore/Kconfig.netoops" | sha1sum | cut -c1-16)
+if [ ! -f "$tree/.config" ] || [ "$(cat "$cache/config.key" 2>/dev/null)" != "$ckey" ]; then
+	log "configuring (tinyconfig + ${frags[*]##*/})"
+	rm -f "$cache/config.key"
+	make -s -C "$tree" tinyconfig >/dev/null
+	(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "${frags[@]}") >/dev/null
+	make -s -C "$tree" olddefconfig >/dev/null
+fi
+
+# Every option asked for must have survived olddefconfig.
+dropped=0
+while read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qxF "$line" "$tree/.config" && continue
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		grep -q "^$opt=" "$tree/.config" || continue
+		;;
+	*)	continue ;;
+	esac
+	opt=$(echo "$line" | grep -o 'CONFIG_[A-Za-z0-9_]*')
+	got=$(grep -E "^$opt=|^# $opt is not set" "$tree/.config" || echo "$opt absent")
+	log "dropped by olddefconfig: want '$line', got '$got'"
+	dropped=$((dropped + 1))
+done < <(cat "${frags[@]}")
+[ "$dropped" = 0 ] || die "$dropped option(s) dropped (see above); .config: $tree/.config"
+echo "$ckey" > "$cache/config.key"
+
+# 4. Build.
+log "building with make -j$jobs (log: $out/build.log)"
+bstart=$(date +%s)
+if ! make -C "$tree" -j"$jobs" bzImage modules > "$out/build.log" 2>&1; then
+	grep -E 'error|Error' "$out/build.log" | head -n 20 >&2 || true
+	die "build failed: $out/build.log"
+fi
+btime=$(( $(date +%s) - bstart ))
+# The project's files must build without a warning in the tree too.
+if grep -E '(drivers/net/(netconsole|netpoll_)|fs/pstore/netoops|include/(uapi/)?linux/(netoops|netpoll_targets|netpoll_xmit))[^ ]*: warning:' \
+	"$out/build.log" >&2; then
+	die "warnings in the project's files: $out/build.log"
+fi
+
+# 5. Output.
+rel=$(make -s -C "$tree" kernelrelease)
+rm -rf "$out/lib" "$out/modules"
+make -s -C "$tree" INSTALL_MOD_PATH="$out" modules_install >> "$out/build.log" 2>&1 ||
+	die "modules_install failed: $out/build.log"
+rm -f "$out/lib/modules/$rel/build" "$out/lib/modules/$rel/source"
+ln -sfn "$tree" "$out/lib/modules/$rel/build"
+mkdir -p "$out/modules"
+for m in drivers/net/netpoll_targets drivers/net/netconsole fs/pstore/netoops; do
+	[ -f "$tree/$m.ko" ] || die "$m.ko was not built in the tree"
+	cp "$tree/$m.ko" "$out/modules/"
+done
+cp "$tree/arch/x86/boot/bzImage" "$out/bzImage"
+cp "$tree/.config" "$out/config"
+ln -sfn "$tree" "$out/build"
+echo "$rel" > "$out/release"
+echo "$btime" > "$out/build-time"
+log "$rel built: make ${btime}s, total $(( $(date +%s) - start ))s; $out/bzImage"
