@@ -82,3 +82,10 @@ collector-e2e: build-san/tests-collector/test_e2e build-san/netoopsd \
 	NETOOPSD=build-san/netoopsd NETOOPS_CLI=build-san/netoops $<
 
 CHECKS += collector-unit collector-e2e
+
+# `netoops buckets` over the signature golden corpus (tests/signatures/).
+.PHONY: collector-golden
+collector-golden: build-san/netoops
+	tests-collector/golden_buckets.sh build-san/netoops
+
+CHECKS += collector-golden
