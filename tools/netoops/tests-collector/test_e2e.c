@@ -57,7 +57,8 @@ static void nap(void)
 	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
 }
 
-static void start_daemon(struct daemon_run *r, const char *timeout_ms)
+static void start_daemon(struct daemon_run *r, const char *timeout_ms,
+			 bool v6)
 {
 	const char *bin = getenv("NETOOPSD");
 	uint64_t end = now_ms() + DEADLINE_MS;
@@ -72,12 +73,16 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms)
 	r->pid = fork();
 	assert_true(r->pid >= 0);
 	if (!r->pid) {
-		execl(bin, bin, "--listen", "127.0.0.1", "--port", "0",
-		      "--db", r->db, "--ready-file", r->ready,
-		      "--metrics-file", r->metrics, "--metrics-listen",
-		      "127.0.0.1:0", "--timeout-ms", timeout_ms,
-		      "--max-packet", "2048", "--workers", "2", "--sync",
-		      "normal", (char *)NULL);
+		const char *argv[] = {
+			bin, "--listen", "127.0.0.1", "--port", "0",
+			"--db", r->db, "--ready-file", r->ready,
+			"--metrics-file", r->metrics, "--metrics-listen",
+			"127.0.0.1:0", "--timeout-ms", timeout_ms,
+			"--max-packet", "2048", "--workers", "2", "--sync",
+			"normal", v6 ? "--listen" : NULL, "::1", NULL
+		};
+
+		execv(bin, (char **)argv);
 		_exit(127);
 	}
 	/* Ready when the file appears (it is renamed into place whole). */
@@ -251,7 +256,7 @@ static void test_daemon(void **state)
 	char args[64];
 
 	(void)state;
-	start_daemon(&r, "1500");
+	start_daemon(&r, "1500", false);
 	mkboot(b1, 1);
 	mkboot(b2, 2);
 	mkboot(b3, 3);
@@ -455,7 +460,7 @@ static void test_sigterm_flush(void **state)
 	char *log;
 
 	(void)state;
-	start_daemon(&r, "600000");	/* nothing times out by itself */
+	start_daemon(&r, "600000", false);	/* nothing times out by itself */
 	mkboot(b, 9);
 	log = gen_log(8000, "flush_fn", 9, &len);
 	assert_int_equal(gen_dump(&p, b, 3, &op, log, len), 0);
@@ -479,6 +484,57 @@ static void test_sigterm_flush(void **state)
 	assert_memory_equal(json_string_value(json_object_get(d, "log")), log,
 			    json_integer_value(json_object_get(d, "log_len")));
 	json_decref(list);
+	cleanup(&r);
+	gen_pkts_free(&p);
+	free(log);
+}
+
+/* IPv6: the same port on ::1 next to 127.0.0.1. */
+static void test_ipv6(void **state)
+{
+	struct gen_opts op = { .hostname = "e2e-v6", .reason = 1,
+			       .compress = true, .release = "6.12" };
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6 };
+	struct daemon_run r;
+	struct gen_pkts p;
+	uint8_t b[16];
+	json_t *list, *d;
+	size_t len, i;
+	char *log;
+	int fd;
+
+	(void)state;
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	sa.sin6_addr = in6addr_loopback;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		skip();	/* prints SKIPPED: no IPv6 loopback here */
+	}
+	close(fd);
+	start_daemon(&r, "600000", true);
+	mkboot(b, 6);
+	log = gen_log(30000, "v6_fn", 6, &len);
+	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	sa.sin6_port = htons(r.port);
+	for (i = 0; i < p.n; i++)
+		assert_int_equal(sendto(fd, p.buf[i], p.len[i], 0,
+					(struct sockaddr *)&sa, sizeof(sa)),
+				 (ssize_t)p.len[i]);
+	close(fd);
+	wait_metric(&r, "netoops_dumps_stored_total", 1);
+	list = cli_json(&r, "list --json");
+	d = json_array_get(list, 0);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+	assert_string_equal(json_string_value(json_object_get(d, "src")),
+			    "::1");
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log,
+			    len);
+	json_decref(list);
+	assert_int_equal(stop_daemon(&r), 0);
 	cleanup(&r);
 	gen_pkts_free(&p);
 	free(log);
@@ -530,6 +586,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_sigterm_flush),
+		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_decode_file),
 	};
 
