@@ -937,15 +937,13 @@ int netpoll_targets_register(struct netpoll_targets *nts)
 		memcpy(nts->target_attrs + n_lib, nts->attrs,
 		       n_client * sizeof(*nts->attrs));
 
-	nts->target_type = (struct config_item_type) {
-		.ct_item_ops	= &npt_item_ops,
-		.ct_attrs	= nts->target_attrs,
-		.ct_owner	= nts->owner,
-	};
-	nts->subsys_type = (struct config_item_type) {
-		.ct_group_ops	= &npt_group_ops,
-		.ct_owner	= nts->owner,
-	};
+	memset(&nts->target_type, 0, sizeof(nts->target_type));
+	nts->target_type.ct_item_ops = &npt_item_ops;
+	nts->target_type.ct_attrs = nts->target_attrs;
+	nts->target_type.ct_owner = nts->owner;
+	memset(&nts->subsys_type, 0, sizeof(nts->subsys_type));
+	nts->subsys_type.ct_group_ops = &npt_group_ops;
+	nts->subsys_type.ct_owner = nts->owner;
 
 	memset(subsys, 0, sizeof(*subsys));
 	config_group_init_type_name(&subsys->su_group, nts->name,

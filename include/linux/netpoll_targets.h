@@ -168,8 +168,8 @@ struct netpoll_targets {
 	u16				default_remote_port;
 
 	/* private to the library */
-	spinlock_t			lock;
-	struct mutex			mutex;
+	spinlock_t			lock;	/* senders vs state, see above */
+	struct mutex			mutex;	/* configuration, see above */
 	struct list_head		list;
 	unsigned int			next_id;
 	struct configfs_subsystem	subsys;
