@@ -529,7 +529,7 @@ int store_start(struct daemon *d)
 	r = ptrq_init(&d->dq, 1u << 20, d->cfg.pending_bytes,
 		      &d->sst.pending);
 	if (!r)
-		r = ptrq_init(&d->rq, d->cfg.store_queue, UINT64_MAX,
+		r = ptrq_init(&d->rq, d->cfg.store_queue, d->cfg.pending_bytes,
 			      &d->sst.queued);
 	if (r)
 		return r;
