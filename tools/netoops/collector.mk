@@ -70,7 +70,7 @@ build-san/tests-collector/test_record: build-san/tests-collector/test_record.o \
 build-san/tests-collector/test_e2e: build-san/tests-collector/test_e2e.o \
 		build-san/tests-collector/gen_dump.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
-	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka -lpcap $(COLL_LIBS)
 
 .PHONY: collector-unit collector-e2e
 collector-unit: $(COLL_TEST_BINS)

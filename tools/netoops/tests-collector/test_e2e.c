@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <pcap/pcap.h>
 
 #include "gen_dump.h"
 #include "netoops_decode.h"
@@ -581,6 +582,84 @@ static void test_decode_file(void **state)
 	free(log);
 }
 
+/* A capture as QEMU's filter-dump writes it: Ethernet, IPv4, UDP. */
+static void write_frame(pcap_dumper_t *pd, const uint8_t *pl, size_t len,
+			int proto)
+{
+	struct pcap_pkthdr h = { .caplen = 42 + len, .len = 42 + len };
+	static uint8_t f[65600];
+	size_t iplen = 20 + 8 + len;
+
+	memset(f, 0, 42);
+	memcpy(f, "\x52\x55\x0a\x00\x02\x02\x52\x54\x00\x12\x34\x56", 12);
+	f[12] = 0x08;			/* IPv4 */
+	f[14] = 0x45;
+	f[16] = iplen >> 8;
+	f[17] = iplen & 0xff;
+	f[22] = 64;
+	f[23] = proto;
+	memcpy(f + 26, "\x0a\x00\x02\x0f\x0a\x00\x02\x02", 8);
+	f[34] = 0x1a;			/* ports 6666 -> 6667 */
+	f[35] = 0x0a;
+	f[36] = 0x1a;
+	f[37] = 0x0b;
+	f[38] = (8 + len) >> 8;
+	f[39] = (8 + len) & 0xff;
+	memcpy(f + 42, pl, len);
+	pcap_dump((u_char *)pd, &h, f);
+}
+
+static void test_decode_pcap(void **state)
+{
+	struct gen_opts op = { .hostname = "cap", .reason = 1,
+			       .compress = true, .release = "r" };
+	char path[] = "/tmp/netoops-pcap-XXXXXX", args[128];
+	struct daemon_run r = { .db = "/nonexistent" };
+	pcap_dumper_t *pd;
+	struct gen_pkts p;
+	pcap_t *pc;
+	uint8_t b[16];
+	json_t *j, *d;
+	size_t len, i;
+	char *log;
+	int fd;
+
+	(void)state;
+	mkboot(b, 11);
+	log = gen_log(20000, "pcap_fn", 11, &len);
+	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	pc = pcap_open_dead(DLT_EN10MB, 65535);
+	assert_non_null(pc);
+	pd = pcap_dump_open(pc, path);
+	assert_non_null(pd);
+	write_frame(pd, (const uint8_t *)"not udp", 7, 6);	/* TCP */
+	for (i = 0; i < p.n; i++)
+		write_frame(pd, p.buf[i], p.len[i], 17);
+	pcap_dump_close(pd);
+	pcap_close(pc);
+	snprintf(args, sizeof(args), "decode --json %s", path);
+	j = cli_json(&r, args);
+	assert_int_equal(json_integer_value(json_object_get(j, "packets")),
+			 p.n);
+	assert_int_equal(json_integer_value(json_object_get(j,
+							    "skipped_frames")),
+			 1);
+	d = json_array_get(json_object_get(j, "dumps"), 0);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "complete")));
+	assert_string_equal(json_string_value(json_object_get(d, "host")),
+			    "cap");
+	assert_memory_equal(json_string_value(json_object_get(d, "log")), log,
+			    len);
+	json_decref(j);
+	unlink(path);
+	gen_pkts_free(&p);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_sigterm_flush),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_decode_file),
+		cmocka_unit_test(test_decode_pcap),
 	};
 
 	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
