@@ -69,7 +69,7 @@ class Log:
             tainted = ("Not tainted" if taint is None else
                        "Tainted: " + taint)
             self.p("CPU: %d PID: %d Comm: %s %s 6.1.0-57-amd64 #1  "
-                   "Debian 6.1.158-1" % (cpu, pid, comm, tainted))
+                   "Debian 6.1.192-3" % (cpu, pid, comm, tainted))
         else:
             tainted = ("Not tainted" if taint is None else
                        "Tainted: " + taint)
@@ -552,7 +552,7 @@ def hung_task(L, panic=False):
     L.p("INFO: task %s:%d blocked for more than %d seconds." %
         (comm, pid, 120 if L.k == K61 else 241))
     L.p("      Tainted: G           O       %s" %
-        ("6.1.0-57-amd64 #1 Debian 6.1.158-1" if L.k == K61 else
+        ("6.1.0-57-amd64 #1 Debian 6.1.192-3" if L.k == K61 else
          "6.12.118+deb12-amd64 #1 Debian 6.12.118-1~deb12u1"))
     L.p('"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this '
         'message.')
