@@ -38,6 +38,7 @@ struct daemon_run {
 	char db[128];
 	char ready[128];
 	char metrics[128];
+	char archive[128];
 	pid_t pid;
 	int port;
 	int mport;
@@ -71,6 +72,7 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
 	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
 	snprintf(r->metrics, sizeof(r->metrics), "%s/metrics", r->dir);
+	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
 	r->pid = fork();
 	assert_true(r->pid >= 0);
 	if (!r->pid) {
@@ -80,7 +82,8 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 			"--metrics-file", r->metrics, "--metrics-listen",
 			"127.0.0.1:0", "--timeout-ms", timeout_ms,
 			"--max-packet", "2048", "--workers", "2", "--sync",
-			"normal", v6 ? "--listen" : NULL, "::1", NULL
+			"normal", "--archive", r->archive,
+			v6 ? "--listen" : NULL, "::1", NULL
 		};
 
 		execv(bin, (char **)argv);
@@ -254,7 +257,7 @@ static void test_daemon(void **state)
 	char *log1, *log2, *log3, garbage[300], trunc[2048], big[3000];
 	json_t *list, *d, *show;
 	uint64_t t0;
-	char args[64];
+	char args[256];
 
 	(void)state;
 	start_daemon(&r, "1500", false);
@@ -424,6 +427,17 @@ static void test_daemon(void **state)
 
 	json_decref(list);
 	assert_int_equal(stop_daemon(&r), 0);
+	/* The archive holds every valid datagram: decoding it gives the same
+	 * five dumps (the partial ones partial), and nothing refused.
+	 */
+	snprintf(args, sizeof(args), "decode --json %s", r.archive);
+	show = cli_json(&r, args);
+	assert_int_equal(json_integer_value(json_object_get(show, "refused")),
+			 0);
+	assert_int_equal(json_integer_value(json_object_get(show, "packets")),
+			 pc.n + pr.n + (pl.n - 2) + (pz.n - 1) + 2 * pd.n);
+	assert_int_equal(json_array_size(json_object_get(show, "dumps")), 5);
+	json_decref(show);
 	/* The metrics file is written at exit. */
 	{
 		FILE *f = fopen(r.metrics, "r");
