@@ -97,6 +97,7 @@ static int attach_steering(int fd, unsigned int n)
 static int open_one(struct daemon *d, const char *addr, int port,
 		    int *ret_port)
 {
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 50000 };
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1, r;
@@ -106,9 +107,14 @@ static int open_one(struct daemon *d, const char *addr, int port,
 		fprintf(stderr, "netoopsd: bad listen address '%s'\n", addr);
 		return r;
 	}
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    0);
+	/* Blocking, so that a worker with one socket waits in recvmmsg()
+	 * itself (one system call per batch, as the baseline sink); the
+	 * timeout bounds how late expiry and a stop request are seen.
+	 */
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 		goto fail;

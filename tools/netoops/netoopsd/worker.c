@@ -241,7 +241,7 @@ struct rxbuf {
 };
 
 /* One recvmmsg() batch from @fd, processed in place.  Returns its size. */
-static int receive(struct worker *w, int fd, struct rxbuf *rx)
+static int receive(struct worker *w, int fd, struct rxbuf *rx, int flags)
 {
 	size_t bufsz = w->d->cfg.max_packet;
 	uint64_t now;
@@ -258,7 +258,7 @@ static int receive(struct worker *w, int fd, struct rxbuf *rx)
 		rx->msgs[i].msg_hdr.msg_control = rx->ctl[i].buf;
 		rx->msgs[i].msg_hdr.msg_controllen = sizeof(rx->ctl[i].buf);
 	}
-	n = recvmmsg(fd, rx->msgs, BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(fd, rx->msgs, BATCH, flags, NULL);
 	if (n <= 0) {
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			fprintf(stderr, "netoopsd: recvmmsg: %m\n");
@@ -300,9 +300,9 @@ static void *worker_main(void *arg)
 	struct pollfd pfd[MAX_LISTEN_ADDRS];
 	struct netoops_dump *nd;
 	static __thread struct rxbuf rx;
-	uint64_t deadline, now;
+	uint64_t now;
 	bool stopping = false;
-	int i, n, got, timeout;
+	int i, n, got;
 
 	pthread_setname_np(pthread_self(), "netoopsd-rx");
 	rx.data = malloc((size_t)BATCH * d->cfg.max_packet);
@@ -315,32 +315,38 @@ static void *worker_main(void *arg)
 		pfd[i].events = POLLIN;
 	}
 	for (;;) {
-		/* Read while there is something; sleep only when idle. */
-		do {
-			got = 0;
-			for (i = 0; i < w->nfds; i++)
-				got += receive(w, w->fds[i], &rx);
-		} while (got);
+		if (w->nfds == 1 && !stopping) {
+			/* Waits in the kernel, at most SO_RCVTIMEO. */
+			receive(w, w->fds[0], &rx, MSG_WAITFORONE);
+		} else {
+			/* Several sockets, or the last pass before stopping:
+			 * read while there is something, then wait in poll().
+			 */
+			do {
+				got = 0;
+				for (i = 0; i < w->nfds; i++)
+					got += receive(w, w->fds[i], &rx,
+						       MSG_DONTWAIT);
+			} while (got);
+			if (!stopping) {
+				n = poll(pfd, w->nfds, 50);
+				if (n < 0 && errno != EINTR)
+					fprintf(stderr, "netoopsd: poll: %m\n");
+			}
+		}
 		now = mono_ms();
-		while (netoops_reasm_expire(w->reasm, now, &nd) == 1)
-			finish_dump(w, nd);
+		if (netoops_reasm_next_deadline(w->reasm) <= now) {
+			while (netoops_reasm_expire(w->reasm, now, &nd) == 1)
+				finish_dump(w, nd);
+		}
 		update_gauges(w);
 		if (stopping)
 			break;
 		/* Once told to stop, one more pass takes what the sockets
 		 * hold; then whatever is open is stored as partial.
 		 */
-		if (atomic_load(&d->stop)) {
+		if (atomic_load(&d->stop))
 			stopping = true;
-			continue;
-		}
-		deadline = netoops_reasm_next_deadline(w->reasm);
-		timeout = 100;	/* also how soon a stop request is seen */
-		if (deadline != UINT64_MAX && deadline - now < 100)
-			timeout = deadline > now ? (int)(deadline - now) : 0;
-		n = poll(pfd, w->nfds, timeout);
-		if (n < 0 && errno != EINTR)
-			fprintf(stderr, "netoopsd: poll: %m\n");
 	}
 	while (netoops_reasm_flush(w->reasm, &nd) == 1)
 		finish_dump(w, nd);
