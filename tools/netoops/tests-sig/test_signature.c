@@ -556,6 +556,12 @@ static void test_normalization_rules(void **state)
 		  "WARNING in foo_fn", "warn", "" },
 		{ "kernel BUG at fs/foo/bar.c:12!\n", "kernel BUG at fs/foo/bar.c",
 		  "bug", "" },
+		/* the WARNING format of newer kernels */
+		{ "WARNING: drivers/foo.c:42 at foo_fn+0x1a/0x30 [foo], CPU#0: insmod/345\n",
+		  "WARNING in foo_fn", "warn", "" },
+		{ "INFO: task kworker/u4:1:57 blocked for more than 122 seconds.\nCall Trace:\n <TASK>\n __schedule+0x1/0x2\n io_schedule+0x1/0x2\n folio_wait_bit_common+0x1/0x2\n </TASK>\n",
+		  "INFO: task hung in folio_wait_bit_common", "hung-task",
+		  "folio_wait_bit_common" },
 		{ "kernel BUG at /build/out/src/mod/x.c:7!\n",
 		  "kernel BUG at x.c", "bug", "" },
 		{ "kernel BUG at lib/list_debug.c:29!\nRIP: 0010:__list_del_entry_valid.cold+0x1/0x2\nCall Trace:\n <TASK>\n foo_del.constprop.0+0x1/0x2 [x]\n </TASK>\n",
