@@ -438,6 +438,16 @@ static void test_daemon(void **state)
 			 pc.n + pr.n + (pl.n - 2) + (pz.n - 1) + 2 * pd.n);
 	assert_int_equal(json_array_size(json_object_get(show, "dumps")), 5);
 	json_decref(show);
+	/* stats shows the store and the daemon's last counters. */
+	snprintf(args, sizeof(args), "--metrics-file %s stats --json",
+		 r.metrics);
+	show = cli_json(&r, args);
+	assert_int_equal(json_integer_value(json_object_get(show, "dumps")), 5);
+	assert_int_equal(json_integer_value(json_object_get(show, "partial")),
+			 2);
+	assert_true(json_real_value(json_object_get(json_object_get(show,
+		"daemon"), "netoops_dumps_stored_total")) == 5.0);
+	json_decref(show);
 	/* The metrics file is written at exit. */
 	{
 		FILE *f = fopen(r.metrics, "r");
@@ -674,6 +684,41 @@ static void test_decode_pcap(void **state)
 	free(log);
 }
 
+/* Runs netoopsd with @args (a shell fragment); returns its exit status. */
+static int run_daemon_status(const char *args)
+{
+	char cmd[512];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", getenv("NETOOPSD"),
+		 args);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Bad flags and config lines are refused before anything is bound. */
+static void test_bad_options(void **state)
+{
+	char path[] = "/tmp/netoops-conf-XXXXXX", args[128];
+	int fd;
+
+	(void)state;
+	assert_int_equal(run_daemon_status("--port 70000"), 2);
+	assert_int_equal(run_daemon_status("--workers 0"), 2);
+	assert_int_equal(run_daemon_status("--sync sometimes"), 2);
+	assert_int_equal(run_daemon_status("--max-memory 12Q"), 2);
+	assert_int_equal(run_daemon_status("--help >/dev/null"), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "# comment\nport = 0\nbogus = 1\n", 30),
+			 30);
+	close(fd);
+	snprintf(args, sizeof(args), "--config %s", path);
+	assert_int_equal(run_daemon_status(args), 2);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_decode_file),
 		cmocka_unit_test(test_decode_pcap),
+		cmocka_unit_test(test_bad_options),
 	};
 
 	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
