@@ -425,6 +425,31 @@ static void test_daemon(void **state)
 	assert_int_equal(json_array_size(show), 2);
 	json_decref(show);
 
+	/* export: JSON Lines, one full record per line. */
+	{
+		char cmd[256], *line = NULL;
+		size_t cap = 0, lines = 0;
+		FILE *f;
+
+		snprintf(cmd, sizeof(cmd), "%s --db %s export",
+			 getenv("NETOOPS_CLI"), r.db);
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		while (getline(&line, &cap, f) > 0) {
+			json_t *o = json_loads(line, 0, NULL);
+
+			assert_non_null(o);
+			assert_non_null(json_object_get(o, "log"));
+			assert_true(json_equal(json_object_get(o, "boot_id"),
+				json_object_get(json_array_get(list, lines),
+						"boot_id")));
+			json_decref(o);
+			lines++;
+		}
+		free(line);
+		assert_int_equal(pclose(f), 0);
+		assert_int_equal(lines, 5);
+	}
 	json_decref(list);
 	assert_int_equal(stop_daemon(&r), 0);
 	/* The archive holds every valid datagram: decoding it gives the same
