@@ -539,6 +539,44 @@ static void test_sigterm_flush(void **state)
 	free(log);
 }
 
+/* A sender that opens more dumps than allowed is refused, and counted. */
+static void test_limit_per_source(void **state)
+{
+	struct gen_opts op = { .hostname = "e2e-greedy", .reason = 1,
+			       .release = "6.1.0", .max_pkt = 512 };
+	struct daemon_run r;
+	struct gen_pkts p[9];
+	uint8_t b[16];
+	json_t *list;
+	size_t len;
+	char *log;
+	int i;
+
+	(void)state;
+	start_daemon(&r, "600000", false);
+	mkboot(b, 12);
+	log = gen_log(4000, "greedy_fn", 12, &len);
+	/* Nine dumps of one boot, each missing its last packet: with the
+	 * default of 8 open dumps per source, the ninth is refused.
+	 */
+	for (i = 0; i < 9; i++) {
+		assert_int_equal(gen_dump(&p[i], b, 100 + i, &op, log, len), 0);
+		assert_true(p[i].n > 2);
+		send_pkts(r.port, &p[i], (int[]){ 0, 1 }, 2);
+	}
+	wait_metric(&r, "netoops_packets_processed_total", 18);
+	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"limit_source\"}") == 2);
+	assert_true(metric(&r, "netoops_open_dumps") == 8);
+	assert_int_equal(stop_daemon(&r), 0);
+	list = cli_json(&r, "list --json --partial");
+	assert_int_equal(json_array_size(list), 8);
+	json_decref(list);
+	cleanup(&r);
+	for (i = 0; i < 9; i++)
+		gen_pkts_free(&p[i]);
+	free(log);
+}
+
 /* IPv6: the same port on ::1 next to 127.0.0.1. */
 static void test_ipv6(void **state)
 {
@@ -750,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_sigterm_flush),
 		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_limit_per_source),
 		cmocka_unit_test(test_decode_file),
 		cmocka_unit_test(test_decode_pcap),
 		cmocka_unit_test(test_bad_options),
