@@ -150,7 +150,8 @@ int sockets_open(struct daemon *d)
 {
 	static const char *const defaults[] = { "::", "0.0.0.0" };
 	const char *const *addrs = (const char *const *)d->cfg.listen;
-	int nr = d->cfg.nr_listen, port = d->cfg.port, i, w, r, got = 0;
+	int nr = d->cfg.nr_listen, port = d->cfg.port, i, a = 0, w, r;
+	int got = 0;
 
 	if (!nr) {
 		addrs = defaults;
@@ -159,15 +160,25 @@ int sockets_open(struct daemon *d)
 	for (i = 0; i < nr; i++) {
 		for (w = 0; w < d->cfg.workers; w++) {
 			r = open_one(d, addrs[i], port, &got);
+			if (r == -EAFNOSUPPORT && !d->cfg.nr_listen && !w) {
+				/* No IPv6 on this host: the default
+				 * addresses make do with IPv4.
+				 */
+				fprintf(stderr, "netoopsd: %s skipped\n",
+					addrs[i]);
+				break;
+			}
 			if (r < 0)
 				return r;
-			d->workers[w].fds[i] = r;
-			d->workers[w].nfds = i + 1;
+			d->workers[w].fds[a] = r;
+			d->workers[w].nfds = a + 1;
 			/* Port 0: every later socket joins the first one's. */
 			port = got;
 		}
+		if (w < d->cfg.workers)
+			continue;
 		if (d->cfg.workers > 1) {
-			r = attach_steering(d->workers[0].fds[i],
+			r = attach_steering(d->workers[0].fds[a],
 					    d->cfg.workers);
 			if (r < 0) {
 				fprintf(stderr, "netoopsd: cannot attach the"
@@ -176,8 +187,10 @@ int sockets_open(struct daemon *d)
 				return r;
 			}
 		}
-		d->nr_addrs = i + 1;
+		d->nr_addrs = ++a;
 	}
+	if (!a)
+		return -EADDRNOTAVAIL;
 	d->port = port;
 	return 0;
 }
