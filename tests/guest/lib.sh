@@ -41,6 +41,63 @@ GH_WIRE_MAC2=52:54:00:00:5e:02
 # Stock modules every guest gets (with their dependencies).
 GH_STOCK_MODULES=(configfs virtio_pci virtio_net veth netconsole)
 
+# --- kernels built from a tree (tests/debug-kernel/) ---------------------
+# GH_KERNEL_DIR names a directory holding a kernel built from a source tree
+# (tests/debug-kernel/build.sh: bzImage, release, modules/ with the
+# project's in-tree .ko files, lib/modules/<release>/, build -> the tree).
+# Its release is then a kernel like those in /boot: image, modules and
+# build tree come from that directory, and the project's modules are the
+# ones built in the tree.  Unset: nothing changes.
+GH_KERNEL_DIR=${GH_KERNEL_DIR:-}
+
+# gh__tree_kernel VER: true when VER is the kernel in GH_KERNEL_DIR.
+gh__tree_kernel()
+{
+	[ -n "$GH_KERNEL_DIR" ] && [ -f "$GH_KERNEL_DIR/release" ] &&
+		[ "$(cat "$GH_KERNEL_DIR/release")" = "$1" ]
+}
+
+# gh_kernel_image VER: the bzImage to boot.
+gh_kernel_image()
+{
+	if gh__tree_kernel "$1"; then
+		echo "$GH_KERNEL_DIR/bzImage"
+	else
+		echo "/boot/vmlinuz-$1"
+	fi
+}
+
+# gh_modroot VER: the root holding lib/modules/VER ("" for /).
+gh_modroot()
+{
+	if gh__tree_kernel "$1"; then
+		echo "$GH_KERNEL_DIR"
+	fi
+}
+
+# gh__build_modules_tree VER: the project's modules are the tree's; only
+# the test module is built, out of tree, against the tree.
+gh__build_modules_tree()
+{
+	local ver=$1 dir=$GH_OUT/build-$1 rc=0
+
+	rm -rf "$dir/src"
+	mkdir -p "$dir/src"
+	cp -a "$GH_ROOT/tests/modules" "$dir/src/"
+	rm -f "$dir/src/modules/"*.ko "$dir/src/modules/"*.o
+	{
+		echo "### make -C $GH_KERNEL_DIR/build M=$dir/src/modules W=1 modules"
+		make -C "$GH_KERNEL_DIR/build" M="$dir/src/modules" W=1 modules || rc=$?
+	} >"$dir/build.log" 2>&1
+	{
+		ls "$GH_KERNEL_DIR/modules/"*.ko
+		find "$dir/src/modules" -name '*.ko'
+	} 2>/dev/null | sort > "$dir/modules.list"
+	[ -s "$dir/modules.list" ] || rc=1
+	return $rc
+}
+# --- end of kernels built from a tree ------------------------------------
+
 mkdir -p "$GH_OUT"
 
 gh_log()
@@ -119,6 +176,7 @@ gh_build_modules()
 {
 	local ver=$1 dir=$GH_OUT/build-$1 kdir=/usr/src/linux-headers-$1 rc=0
 
+	gh__tree_kernel "$ver" && { gh__build_modules_tree "$ver"; return; }
 	[ -d "$kdir" ] || gh_die "no headers for $ver in $kdir (make deps)"
 	# A fresh copy each time: a module build takes seconds and a stale
 	# object from a deleted source must never end up in a guest.
@@ -191,7 +249,9 @@ gh__stage_module()
 # at /ksft and the guest init.
 gh_initramfs()
 {
-	local ver=$1 dir=$GH_OUT/initramfs-$1 stage m line ko
+	local ver=$1 dir=$GH_OUT/initramfs-$1 stage m line ko mroot
+
+	mroot=$(gh_modroot "$ver")
 
 	stage=$dir/root
 	rm -rf "$stage"
@@ -208,20 +268,21 @@ gh_initramfs()
 		ln -sf "$(readlink -f /bin/bash)" "$stage/bin/bash"
 
 	for m in "${GH_STOCK_MODULES[@]}"; do
-		modprobe -S "$ver" --show-depends "$m" 2>/dev/null |
+		modprobe ${mroot:+-d "$mroot"} -S "$ver" --show-depends "$m" 2>/dev/null |
 		while read -r line; do
 			case $line in
 			insmod\ *)
 				ko=$(echo "$line" | awk '{print $2}')
-				rel=${ko#/lib/modules/$ver/}
+				rel=${ko#"$mroot"}
+				rel=${rel#/lib/modules/$ver/}
 				gh__stage_module "$stage" "$ver" "$ko" "$(dirname "$rel")"
 				;;
 			esac
 		done
 	done
-	cp "/lib/modules/$ver/modules.builtin" "/lib/modules/$ver/modules.order" \
+	cp "$mroot/lib/modules/$ver/modules.builtin" "$mroot/lib/modules/$ver/modules.order" \
 		"$stage/lib/modules/$ver/" 2>/dev/null || true
-	cp "/lib/modules/$ver/modules.builtin.modinfo" \
+	cp "$mroot/lib/modules/$ver/modules.builtin.modinfo" \
 		"$stage/lib/modules/$ver/" 2>/dev/null || true
 	if [ -s "$GH_OUT/build-$ver/modules.list" ]; then
 		while read -r ko; do
@@ -301,7 +362,7 @@ gh_boot()
 	echo "$ver" > "$run/kernel"
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp 1 -no-reboot -display none -monitor none \
-		-kernel "/boot/vmlinuz-$ver" -initrd "$run/initramfs.gz" \
+		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
 		-append "console=ttyS0,115200 panic=1 $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
 		-netdev user,id=n0 \
@@ -319,7 +380,13 @@ gh_boot()
 gh_results()
 {
 	sed -n '/^@@GH-BEGIN@@$/,/^@@GH-END /p' "$GH_OUT/runs/$1/results.log" |
-		sed '1d;$d'
+		sed '1d;$d' | { grep -v '^@@GH-NETFAIL@@' || true; }
+}
+
+# gh_netfail NAME: print why the guest's network setup failed, if it did.
+gh_netfail()
+{
+	sed -n 's/^@@GH-NETFAIL@@ //p' "$GH_OUT/runs/$1/results.log"
 }
 
 # gh_guest_rc NAME: exit status of the guest script, or empty if it never
@@ -450,7 +517,8 @@ gh_resolve_kernel()
 {
 	case $1 in
 	6.12|6.1)	gh_kernel "$1" || gh_die "no $1 kernel in /boot (make deps)" ;;
-	*)		[ -f "/boot/vmlinuz-$1" ] || gh_die "no /boot/vmlinuz-$1"
+	*)		gh__tree_kernel "$1" && { echo "$1"; return 0; }
+			[ -f "/boot/vmlinuz-$1" ] || gh_die "no /boot/vmlinuz-$1"
 			echo "$1" ;;
 	esac
 }
