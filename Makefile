@@ -6,6 +6,8 @@
 #   make tools      build the collector (netoopsd) and the CLI (netoops)
 #   make check      every test: unit, fuzz smoke, kselftests and crash tests
 #                   in guests of both Debian kernels
+#   make check-debug  build a lockdep/KASAN kernel with the project in the
+#                   tree and run the guest tests and a stress test on it
 #   make demo       boot a guest, crash it, show the crash the collector got
 #   make deps       install what a fresh Debian 12 machine lacks (root)
 #
@@ -15,7 +17,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
 
-.PHONY: all modules tools check check-tools check-guest demo deps clean
+.PHONY: all modules tools check check-tools check-guest check-debug demo deps clean
 
 all: modules
 
@@ -38,6 +40,11 @@ check-tools:
 
 check-guest:
 	tests/guest/run-all.sh
+
+# Debug kernel (lockdep, KASAN, kmemleak, ...) built from linux-source-6.12
+# with the project in the tree; kselftests, stress and crash tests on it.
+check-debug:
+	tests/debug-kernel/run.sh
 
 demo: deps
 	tests/guest/demo.sh
