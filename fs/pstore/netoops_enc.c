@@ -410,6 +410,140 @@ int netoops_tlv_put_payload_info(struct netoops_tlv_buf *b, u32 compression,
 	return 0;
 }
 
+/* Size of data datagram @idx (payload range from enc_chunk()). */
+static size_t enc_data_size(const struct netoops_enc *e, u32 idx, size_t len)
+{
+	bool meta = idx == 0 || idx == e->pkt_count - 1;
+
+	return ENC_HDR_LEN + (meta ? e->meta_len : 0) +
+	       (len ? ENC_TLV_HDR + ENC_ALIGN(len) : 0) +
+	       (e->mac ? NETOOPS_ENC_MAC_SPACE : 0);
+}
+
+/* Build the GF(2^8) log/exp tables (polynomial 0x11d, generator 2). */
+static void enc_gf_init(u8 *log, u8 *exp)
+{
+	unsigned int i, x = 1;
+
+	for (i = 0; i < 255; i++) {
+		exp[i] = (u8)x;
+		log[x] = (u8)i;
+		x <<= 1;
+		if (x & 0x100)
+			x ^= 0x11d;
+	}
+	for (i = 255; i < 510; i++)
+		exp[i] = exp[i - 255];
+	log[0] = 0;	/* never used: zero is handled apart */
+}
+
+/**
+ * netoops_enc_init_opts() - lay out one dump, with MAC and parity options
+ * @e:		packetizer state, filled in
+ * @boot_id:	128-bit boot identifier
+ * @dump_id:	dump identifier
+ * @meta:	metadata TLVs (from a netoops_tlv_buf), kept by reference
+ * @meta_len:	their length, a multiple of NETOOPS_TLV_ALIGN
+ * @payload:	payload bytes, kept by reference
+ * @payload_len: their length
+ * @opts:	options; @opts->max_pkt is required
+ *
+ * As netoops_enc_init(), plus: with @opts->mac every datagram gets
+ * NETOOPS_F_AUTH and a MAC TLV; with @opts->fec_k the data datagrams get
+ * NETOOPS_F_FEC and each group of @opts->fec_k of them is followed by its
+ * parity datagrams.  Data datagrams are then made smaller so that a parity
+ * datagram still fits in @opts->max_pkt.  Bounded and allocation-free: the
+ * FEC state lives in @opts->scratch.
+ *
+ * Return: 0; -EINVAL for bad arguments (including a short scratch buffer);
+ * -EMSGSIZE as netoops_enc_init().
+ */
+int netoops_enc_init_opts(struct netoops_enc *e, const u8 boot_id[16],
+			  u64 dump_id, const void *meta, size_t meta_len,
+			  const void *payload, size_t payload_len,
+			  const struct netoops_enc_opts *opts)
+{
+	size_t room, rest, mid, count, max_pkt, extra;
+	u8 *scratch;
+
+	if (!e || !opts || !boot_id || (meta_len && !meta) ||
+	    (payload_len && !payload) || meta_len % NETOOPS_TLV_ALIGN ||
+	    opts->max_pkt < NETOOPS_PKT_MIN || opts->max_pkt > NETOOPS_PKT_MAX)
+		return -EINVAL;
+	max_pkt = opts->max_pkt;
+	if (opts->fec_k &&
+	    (!opts->fec_m || opts->fec_k + opts->fec_m > NETOOPS_FEC_MAX ||
+	     !opts->scratch || opts->scratch_len <
+	     NETOOPS_ENC_FEC_SCRATCH(opts->fec_m, max_pkt)))
+		return -EINVAL;
+	if (payload_len > ENC_U32_MAX)
+		return -EMSGSIZE;
+	/* Every TLV is padded, so only a multiple of 4 bytes is usable. */
+	room = max_pkt & ~(size_t)(NETOOPS_TLV_ALIGN - 1);
+	extra = opts->mac ? NETOOPS_ENC_MAC_SPACE : 0;
+	/* a parity datagram is its overhead + a whole data datagram + MAC */
+	if (opts->fec_k)
+		extra += NETOOPS_ENC_PARITY_OVERHEAD + extra;
+	if (ENC_HDR_LEN + extra + meta_len > room)
+		return -EMSGSIZE;
+	room -= extra;
+
+	rest = room - ENC_HDR_LEN - meta_len;
+	/* A payload chunk of at least one byte needs a header and 4 bytes. */
+	e->meta_room = rest >= ENC_TLV_HDR + NETOOPS_TLV_ALIGN ?
+		       rest - ENC_TLV_HDR : 0;
+	e->plain_room = room - ENC_HDR_LEN - ENC_TLV_HDR;
+	if (!e->plain_room)
+		return -EMSGSIZE;
+
+	if (payload_len <= e->meta_room) {
+		count = 1;
+		e->last_len = 0;
+	} else {
+		/* first and last carry meta_room bytes at most */
+		e->last_len = payload_len - e->meta_room;
+		if (e->last_len > e->meta_room)
+			e->last_len = e->meta_room;
+		mid = payload_len - e->meta_room - e->last_len;
+		count = 2 + (mid + e->plain_room - 1) / e->plain_room;
+	}
+	if (count > ENC_U16_MAX)
+		return -EMSGSIZE;
+
+	memcpy(e->boot_id, boot_id, sizeof(e->boot_id));
+	e->dump_id = dump_id;
+	e->meta = meta;
+	e->meta_len = meta_len;
+	e->payload = payload;
+	e->payload_len = payload_len;
+	e->max_pkt = max_pkt;
+	e->pkt_count = (u32)count;
+	e->mac = opts->mac;
+	e->mac_ctx = opts->mac_ctx;
+	e->key_id = opts->key_id;
+	e->fec_k = opts->fec_k;
+	e->fec_m = opts->fec_k ? opts->fec_m : 0;
+	e->total_pkts = (u32)count;
+	e->gf_log = NULL;
+	e->gf_exp = NULL;
+	e->acc = NULL;
+	if (e->fec_k) {
+		size_t full = count / e->fec_k, tail = count % e->fec_k;
+
+		scratch = opts->scratch;
+		e->gf_log = scratch;
+		e->gf_exp = scratch + 256;
+		e->acc = scratch + NETOOPS_ENC_GF_TABLES;
+		enc_gf_init(e->gf_log, e->gf_exp);
+		e->total_pkts += (u32)(full * e->fec_m);
+		if (tail)
+			e->total_pkts += (u32)((tail * e->fec_m + e->fec_k - 1) /
+					       e->fec_k);
+	}
+	netoops_enc_rewind(e);
+	return 0;
+}
+
 /**
  * netoops_enc_init() - lay out one dump as datagrams
  * @e:		packetizer state, filled in
@@ -434,49 +568,10 @@ int netoops_enc_init(struct netoops_enc *e, const u8 boot_id[16],
 		     u64 dump_id, const void *meta, size_t meta_len,
 		     const void *payload, size_t payload_len, size_t max_pkt)
 {
-	size_t room, rest, mid, count;
+	struct netoops_enc_opts o = { .max_pkt = max_pkt };
 
-	if (!e || !boot_id || (meta_len && !meta) ||
-	    (payload_len && !payload) || meta_len % NETOOPS_TLV_ALIGN ||
-	    max_pkt < NETOOPS_PKT_MIN || max_pkt > NETOOPS_PKT_MAX)
-		return -EINVAL;
-	if (payload_len > ENC_U32_MAX)
-		return -EMSGSIZE;
-	/* Every TLV is padded, so only a multiple of 4 bytes is usable. */
-	room = max_pkt & ~(size_t)(NETOOPS_TLV_ALIGN - 1);
-	if (ENC_HDR_LEN + meta_len > room)
-		return -EMSGSIZE;
-
-	rest = room - ENC_HDR_LEN - meta_len;
-	/* A payload chunk of at least one byte needs a header and 4 bytes. */
-	e->meta_room = rest >= ENC_TLV_HDR + NETOOPS_TLV_ALIGN ?
-		       rest - ENC_TLV_HDR : 0;
-	e->plain_room = room - ENC_HDR_LEN - ENC_TLV_HDR;
-
-	if (payload_len <= e->meta_room) {
-		count = 1;
-		e->last_len = 0;
-	} else {
-		/* first and last carry meta_room bytes at most */
-		e->last_len = payload_len - e->meta_room;
-		if (e->last_len > e->meta_room)
-			e->last_len = e->meta_room;
-		mid = payload_len - e->meta_room - e->last_len;
-		count = 2 + (mid + e->plain_room - 1) / e->plain_room;
-	}
-	if (count > ENC_U16_MAX)
-		return -EMSGSIZE;
-
-	memcpy(e->boot_id, boot_id, sizeof(e->boot_id));
-	e->dump_id = dump_id;
-	e->meta = meta;
-	e->meta_len = meta_len;
-	e->payload = payload;
-	e->payload_len = payload_len;
-	e->max_pkt = max_pkt;
-	e->pkt_count = (u32)count;
-	e->next = 0;
-	return 0;
+	return netoops_enc_init_opts(e, boot_id, dump_id, meta, meta_len,
+				     payload, payload_len, &o);
 }
 
 /* Payload range carried by datagram @idx. */
@@ -501,36 +596,10 @@ static void enc_chunk(const struct netoops_enc *e, u32 idx, size_t *off,
 	}
 }
 
-/**
- * netoops_enc_next() - produce the next datagram of the dump
- * @e:		packetizer state from netoops_enc_init()
- * @pkt:	output buffer
- * @cap:	its size; @e->max_pkt is always enough
- *
- * Datagrams come in index order, checksum filled in.  Bounded: at most
- * @e->max_pkt bytes are written and checksummed.
- *
- * Return: the datagram length; 0 once every datagram was produced;
- * -ENOSPC if @cap is too small for this datagram (state unchanged).
- */
-int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
+/* Header common to data and parity datagrams; checksum left zero. */
+static void enc_header(const struct netoops_enc *e, u8 *p, u16 flags,
+		       u32 idx, size_t size, u32 payload_off)
 {
-	size_t off, len, size, pad;
-	u8 *p = pkt;
-	u32 idx = e->next;
-	bool meta;
-	u16 flags;
-
-	if (idx >= e->pkt_count)
-		return 0;
-	enc_chunk(e, idx, &off, &len);
-	meta = idx == 0 || idx == e->pkt_count - 1;
-	size = ENC_HDR_LEN + (meta ? e->meta_len : 0) +
-	       (len ? ENC_TLV_HDR + ENC_ALIGN(len) : 0);
-	if (!p || cap < size)
-		return -ENOSPC;
-
-	flags = meta ? NETOOPS_F_META : 0;
 	enc_put32(NETOOPS_MAGIC, p);
 	p[4] = NETOOPS_VERSION;
 	p[5] = ENC_HDR_LEN;
@@ -541,10 +610,141 @@ int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
 	enc_put16((u16)e->pkt_count, p + 34);
 	enc_put16((u16)(size - ENC_HDR_LEN), p + 36);
 	enc_put16(0, p + 38);
-	enc_put32(len ? (u32)off : 0, p + 40);
+	enc_put32(payload_off, p + 40);
 	enc_put32((u32)e->payload_len, p + 44);
 	enc_put32(0, p + 48);
 	enc_put32(0, p + 52);
+}
+
+/* Append the MAC TLV at @p + @off (the datagram's last @size - @off bytes)
+ * and fill in the checksum.
+ */
+static int enc_finish(struct netoops_enc *e, u8 *p, size_t off, size_t size)
+{
+	int err;
+
+	if (e->mac) {
+		enc_put16(NETOOPS_TLV_MAC | NETOOPS_TLV_CRITICAL, p + off);
+		enc_put16(sizeof(struct netoops_mac), p + off + 2);
+		enc_put32(e->key_id, p + off + ENC_TLV_HDR);
+		err = e->mac(e->mac_ctx, p, off, p + off + ENC_TLV_HDR + 4);
+		if (err)
+			return err < 0 ? err : -EIO;
+	}
+	enc_put32(netoops_crc32(p, size), p + 48);
+	return 0;
+}
+
+/* Start the group whose first data datagram is e->next. */
+static void enc_group_start(struct netoops_enc *e)
+{
+	size_t off, len, size;
+	u32 i;
+
+	e->g_first = e->next;
+	e->g_k = e->pkt_count - e->next;
+	if (e->g_k > e->fec_k)
+		e->g_k = e->fec_k;
+	e->g_m = (e->g_k * e->fec_m + e->fec_k - 1) / e->fec_k;
+	e->g_len = ENC_HDR_LEN;
+	for (i = e->g_first; i < e->g_first + e->g_k; i++) {
+		enc_chunk(e, i, &off, &len);
+		size = enc_data_size(e, i, len);
+		if (size > e->g_len)
+			e->g_len = (u32)size;
+	}
+	memset(e->acc, 0, (size_t)e->g_m * e->g_len);
+	e->par_next = 0;
+}
+
+/* acc[row] += coefficient(row, j) * datagram, for every parity row. */
+static void enc_accumulate(struct netoops_enc *e, const u8 *p, size_t size)
+{
+	u32 j = e->next - e->g_first, r;
+	size_t i;
+
+	for (r = 0; r < e->g_m; r++) {
+		/* Cauchy: 1 / ((k + r) ^ j), as ISA-L's gf_gen_cauchy1 */
+		unsigned int x = (e->g_k + r) ^ j;
+		unsigned int lc = 255 - e->gf_log[x];
+		u8 *acc = e->acc + (size_t)r * e->g_len;
+
+		for (i = 0; i < size; i++)
+			if (p[i])
+				acc[i] ^= e->gf_exp[lc + e->gf_log[p[i]]];
+	}
+}
+
+static int enc_parity(struct netoops_enc *e, u8 *p, size_t cap)
+{
+	size_t size = NETOOPS_ENC_PARITY_OVERHEAD + e->g_len +
+		      (e->mac ? NETOOPS_ENC_MAC_SPACE : 0);
+	size_t off = ENC_HDR_LEN;
+	u16 flags = NETOOPS_F_PARITY | (e->mac ? NETOOPS_F_AUTH : 0);
+	int err;
+
+	if (!p || cap < size)
+		return -ENOSPC;
+	enc_header(e, p, flags, e->g_first, size, 0);
+	enc_put16(NETOOPS_TLV_PARITY | NETOOPS_TLV_CRITICAL, p + off);
+	enc_put16((u16)(sizeof(struct netoops_parity) + e->g_len), p + off + 2);
+	off += ENC_TLV_HDR;
+	enc_put16((u16)e->g_first, p + off);
+	p[off + 2] = (u8)e->g_k;
+	p[off + 3] = (u8)e->g_m;
+	p[off + 4] = (u8)e->par_next;
+	p[off + 5] = 0;
+	enc_put16((u16)e->g_len, p + off + 6);
+	off += sizeof(struct netoops_parity);
+	memcpy(p + off, e->acc + (size_t)e->par_next * e->g_len, e->g_len);
+	off += e->g_len;
+	err = enc_finish(e, p, off, size);
+	if (err)
+		return err;
+	e->par_next++;
+	return (int)size;
+}
+
+/**
+ * netoops_enc_next() - produce the next datagram of the dump
+ * @e:		packetizer state from netoops_enc_init()
+ * @pkt:	output buffer
+ * @cap:	its size; @e->max_pkt is always enough
+ *
+ * Datagrams come in index order, checksum filled in; with FEC, the parity
+ * datagrams of a group follow its last data datagram.  Bounded: at most
+ * @e->max_pkt bytes are written and checksummed, and with FEC each data
+ * byte is multiplied into each parity row once.
+ *
+ * Return: the datagram length; 0 once every datagram was produced;
+ * -ENOSPC if @cap is too small for this datagram (state unchanged); the
+ * MAC callback's error if it failed (the datagram is then not produced).
+ */
+int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
+{
+	size_t off, len, size, pad;
+	u8 *p = pkt;
+	u32 idx = e->next;
+	bool meta;
+	u16 flags;
+	int err;
+
+	if (e->fec_k && e->par_next < e->g_m)
+		return enc_parity(e, p, cap);
+	if (idx >= e->pkt_count)
+		return 0;
+	enc_chunk(e, idx, &off, &len);
+	meta = idx == 0 || idx == e->pkt_count - 1;
+	size = enc_data_size(e, idx, len);
+	if (!p || cap < size)
+		return -ENOSPC;
+
+	flags = meta ? NETOOPS_F_META : 0;
+	if (e->fec_k)
+		flags |= NETOOPS_F_FEC;
+	if (e->mac)
+		flags |= NETOOPS_F_AUTH;
+	enc_header(e, p, flags, idx, size, len ? (u32)off : 0);
 	p += ENC_HDR_LEN;
 	if (meta && e->meta_len) {
 		memcpy(p, e->meta, e->meta_len);
@@ -556,8 +756,21 @@ int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
 		enc_put16((u16)len, p + 2);
 		memcpy(p + ENC_TLV_HDR, e->payload + off, len);
 		memset(p + ENC_TLV_HDR + len, 0, pad);
+		p += ENC_TLV_HDR + len + pad;
 	}
-	enc_put32(netoops_crc32(pkt, size), (u8 *)pkt + 48);
+	err = enc_finish(e, pkt, (size_t)(p - (u8 *)pkt), size);
+	if (err)
+		return err;
+	if (e->fec_k) {
+		if (idx == e->g_first + e->g_k)
+			enc_group_start(e);
+		enc_accumulate(e, pkt, size);
+		/* the group's parity is due once its last datagram is out */
+		if (idx + 1 < e->g_first + e->g_k)
+			e->par_next = e->g_m;
+		else
+			e->par_next = 0;
+	}
 	e->next++;
 	return (int)size;
 }
@@ -569,4 +782,9 @@ int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap)
 void netoops_enc_rewind(struct netoops_enc *e)
 {
 	e->next = 0;
+	e->g_first = 0;
+	e->g_k = 0;
+	e->g_m = 0;
+	e->g_len = 0;
+	e->par_next = 0;
 }

@@ -6,13 +6,17 @@
 #   build/libnetoops.a  build-san/libnetoops.a  build-fuzz/libnetoops.a
 #
 # Other fragments link against these paths (they are literal, so the order
-# in which fragments are included does not matter) and add -lz.
+# in which fragments are included does not matter) and add -lz; a program
+# that calls netoops_auth_check()/netoops_hmac() adds -lcrypto, one that
+# calls netoops_reasm_enable_fec()/netoops_fec_rebuild() adds -lisal
+# (NETOOPS_LIBS has all three).
 #
 # Checks: lib-unit (cmocka suites under ASan+UBSan), lib-uapi (the UAPI
 # header compiles with -Wpadded -Werror, offsets pinned), lib-fuzz (corpus
 # replay + bounded libFuzzer run of decode + reassembly + inflate).
 
-LIB_SRCS := lib/netoops_decode.c lib/netoops_reasm.c lib/netoops_inflate.c
+LIB_SRCS := lib/netoops_decode.c lib/netoops_reasm.c lib/netoops_inflate.c \
+	    lib/netoops_auth.c lib/netoops_fec.c
 LIB_ENC := enc/netoops_enc.o
 
 build/libnetoops.a: $(LIB_SRCS:%.c=build/%.o) build/$(LIB_ENC)
@@ -22,18 +26,19 @@ build-san/libnetoops.a: $(LIB_SRCS:%.c=build-san/%.o) build-san/$(LIB_ENC)
 build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 	$(AR) rcs $@ $^
 
+NETOOPS_LIBS := -lz -lcrypto -lisal
 VECTORS_DIR := $(TOP)/tests/vectors
 LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \
 		   build-san/libnetoops.a
-	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka -lz
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(NETOOPS_LIBS)
 
 # Golden-vector generator and annotated hexdump (optimised build).
 build/tests/gen_vectors: build/tests/gen_vectors.o build/tests/lib_test_util.o \
 			 build/libnetoops.a
-	$(CC) $(CFLAGS_OPT) -o $@ $^ -lz
+	$(CC) $(CFLAGS_OPT) -o $@ $^ $(NETOOPS_LIBS)
 
 BINS += build/libnetoops.a build/tests/gen_vectors
 
@@ -59,7 +64,7 @@ lib-uapi:
 # libFuzzer target: linked with clang's fuzzer runtime.
 FUZZ_TIME ?= 60
 build-fuzz/fuzz/fuzz_decode: build-fuzz/fuzz/fuzz_decode.o build-fuzz/libnetoops.a
-	$(FUZZ_CC) $(CFLAGS_FUZZ) -fsanitize=fuzzer -o $@ $^ -lz
+	$(FUZZ_CC) $(CFLAGS_FUZZ) -fsanitize=fuzzer -o $@ $^ $(NETOOPS_LIBS)
 
 lib-fuzz: build-fuzz/fuzz/fuzz_decode
 	@rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus

@@ -79,6 +79,9 @@
 
 /* Header flags.  Bits 0-7 are informational, bits 8-15 critical. */
 #define NETOOPS_F_META		0x0001	/* packet carries the metadata TLVs */
+#define NETOOPS_F_FEC		0x0002	/* parity packets follow for this dump */
+#define NETOOPS_F_AUTH		0x0100	/* last TLV is NETOOPS_TLV_MAC */
+#define NETOOPS_F_PARITY	0x0200	/* parity packet, not data */
 #define NETOOPS_F_INFO_MASK	0x00ff
 #define NETOOPS_F_CRITICAL_MASK	0xff00
 
@@ -156,6 +159,8 @@ struct netoops_tlv {
 #define NETOOPS_TLV_USER	0x000b	/* "key" NUL "value"; any number */
 #define NETOOPS_TLV_PAYLOAD_INFO 0x000c	/* struct netoops_payload_info */
 #define NETOOPS_TLV_PAYLOAD	0x000d	/* a chunk of the payload */
+#define NETOOPS_TLV_MAC		0x000e	/* struct netoops_mac; sent critical */
+#define NETOOPS_TLV_PARITY	0x000f	/* netoops_parity + data; critical */
 #define NETOOPS_TLV_VENDOR_FIRST 0x7000	/* vendor and site types */
 #define NETOOPS_TLV_VENDOR_LAST	0x7fff
 
@@ -300,6 +305,66 @@ enum netoops_x86_64_reg {
 struct netoops_payload_info {
 	__le32	compression;
 	__le32	orig_len;
+};
+
+/*
+ * Authentication (NETOOPS_F_AUTH).  The MAC is HMAC-SHA256 truncated to its
+ * first NETOOPS_MAC_LEN bytes, keyed by the key that @key_id names, computed
+ * over the datagram from its first byte up to (not including) the
+ * NETOOPS_TLV_MAC record, with the checksum field taken as zero.  The MAC
+ * TLV is the last TLV of the datagram, present if and only if the header has
+ * NETOOPS_F_AUTH; the checksum is computed last, over the whole datagram
+ * including the MAC.  Parity packets are authenticated the same way.
+ */
+#define NETOOPS_MAC_LEN		16
+
+/**
+ * struct netoops_mac - NETOOPS_TLV_MAC
+ * @key_id:	which key the receiver must use (per fleet or per host; the
+ *		numbering is the site's)
+ * @mac:	truncated HMAC-SHA256
+ */
+struct netoops_mac {
+	__le32	key_id;
+	__u8	mac[NETOOPS_MAC_LEN];
+};
+
+/*
+ * Forward error correction (NETOOPS_F_FEC, NETOOPS_F_PARITY).  The data
+ * datagrams of a dump are cut in groups of consecutive indices; a group of k
+ * data datagrams is followed by m parity datagrams so that any k of the
+ * k + m rebuild the group.  The code is systematic Reed-Solomon over
+ * GF(2^8) (polynomial 0x11d) with the Cauchy generator of ISA-L's
+ * gf_gen_cauchy1_matrix(): parity row r (0 <= r < m) is the sum over data
+ * j (0 <= j < k) of inv((k + r) ^ j) times data datagram first + j, where
+ * each data datagram is taken as a whole (header, TLVs, MAC, checksum as
+ * sent), zero-padded to @coded_len bytes.
+ *
+ * A parity datagram has NETOOPS_F_PARITY (never NETOOPS_F_META), the dump's
+ * boot_id, dump_id, pkt_count and payload_total, pkt_index = @first,
+ * payload_off = 0, and carries one NETOOPS_TLV_PARITY (critical) whose value
+ * is this header followed by @coded_len coded bytes (then the MAC TLV when
+ * authenticated).  Data datagrams of such a dump carry NETOOPS_F_FEC.
+ */
+#define NETOOPS_FEC_MAX		255	/* k + m at most */
+
+/**
+ * struct netoops_parity - start of the NETOOPS_TLV_PARITY value
+ * @first:	pkt_index of the first data datagram of the group
+ * @k:		data datagrams in the group, >= 1; first + k <= pkt_count
+ * @m:		parity datagrams of the group, >= 1; k + m <= NETOOPS_FEC_MAX
+ * @row:	which parity row this is, 0 .. m - 1
+ * @reserved:	zero
+ * @coded_len:	bytes of coded data that follow; at least the longest data
+ *		datagram of the group and at least NETOOPS_HDR_LEN_V1
+ */
+struct netoops_parity {
+	__le16	first;
+	__u8	k;
+	__u8	m;
+	__u8	row;
+	__u8	reserved;
+	__le16	coded_len;
 };
 
 #endif /* _UAPI_LINUX_NETOOPS_H */

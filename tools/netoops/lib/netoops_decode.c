@@ -36,6 +36,11 @@ static const char *const err_names[NETOOPS_ERR__MAX] = {
 	[NETOOPS_ERR_LIMIT_MEMORY]	= "limit_memory",
 	[NETOOPS_ERR_NOMEM]		= "nomem",
 	[NETOOPS_ERR_INVALID]		= "invalid",
+	[NETOOPS_ERR_UNSIGNED]		= "unsigned",
+	[NETOOPS_ERR_BAD_MAC]		= "bad_mac",
+	[NETOOPS_ERR_UNKNOWN_KEY]	= "unknown_key",
+	[NETOOPS_ERR_REPLAY]		= "replay",
+	[NETOOPS_ERR_PARITY]		= "parity",
 };
 
 const char *netoops_err_str(enum netoops_err err)
@@ -218,6 +223,30 @@ static enum netoops_err parse_meta(struct netoops_meta *m, uint16_t t,
 	return NETOOPS_OK;
 }
 
+/* NETOOPS_TLV_PARITY: only in a parity datagram, once. */
+static enum netoops_err parse_parity(struct netoops_packet *ret,
+				     const uint8_t *val, size_t len)
+{
+	if (!ret->is_parity)
+		return NETOOPS_ERR_FLAGS;
+	if (ret->par_data)
+		return NETOOPS_ERR_TLV_DUPLICATE;
+	if (len < sizeof(struct netoops_parity))
+		return NETOOPS_ERR_TLV_SHORT;
+	ret->par_first = get16(val);
+	ret->par_k = val[2];
+	ret->par_m = val[3];
+	ret->par_row = val[4];
+	ret->par_len = get16(val + 6);
+	if (!ret->par_k || !ret->par_m ||
+	    ret->par_k + ret->par_m > NETOOPS_FEC_MAX ||
+	    ret->par_row >= ret->par_m || ret->par_len < NETOOPS_HDR_LEN_V1 ||
+	    ret->par_len != len - sizeof(struct netoops_parity))
+		return NETOOPS_ERR_PARITY;
+	ret->par_data = val + sizeof(struct netoops_parity);
+	return NETOOPS_OK;
+}
+
 static uint32_t wire_crc(const uint8_t *p, size_t len)
 {
 	static const uint8_t zero[4];
@@ -261,11 +290,17 @@ int netoops_decode_packet(const void *buf, size_t len,
 	if (wire_crc(p, len) != ret->checksum)
 		return fail(ret, NETOOPS_ERR_CHECKSUM, 48, 0);
 	ret->flags = get16(p + 6);
-	if (ret->flags & NETOOPS_F_CRITICAL_MASK) {
+	if (ret->flags & NETOOPS_F_CRITICAL_MASK &
+	    ~(NETOOPS_F_AUTH | NETOOPS_F_PARITY)) {
 		fail(ret, NETOOPS_ERR_FLAGS, 6, 0);
 		return -EOPNOTSUPP;
 	}
 	ret->has_meta = ret->flags & NETOOPS_F_META;
+	ret->is_parity = ret->flags & NETOOPS_F_PARITY;
+	if (ret->is_parity && ret->has_meta)
+		return fail(ret, NETOOPS_ERR_FLAGS, 6, 0);
+	ret->raw = p;
+	ret->raw_len = len;
 	memcpy(ret->boot_id, p + 8, sizeof(ret->boot_id));
 	ret->dump_id = get64(p + 24);
 	ret->pkt_index = get16(p + 32);
@@ -299,6 +334,20 @@ int netoops_decode_packet(const void *buf, size_t len,
 			have_payload = true;
 			ret->chunk = vlen ? val : NULL;
 			ret->chunk_len = vlen;
+		} else if (t == NETOOPS_TLV_MAC) {
+			if (!(ret->flags & NETOOPS_F_AUTH))
+				return fail(ret, NETOOPS_ERR_FLAGS, off, type);
+			if (off + space != end ||
+			    vlen < sizeof(struct netoops_mac))
+				return fail(ret, NETOOPS_ERR_BAD_MAC, off, type);
+			ret->has_mac = true;
+			ret->key_id = get32(val);
+			memcpy(ret->mac, val + 4, NETOOPS_MAC_LEN);
+			ret->mac_off = off;
+		} else if (t == NETOOPS_TLV_PARITY) {
+			e = parse_parity(ret, val, vlen);
+			if (e != NETOOPS_OK)
+				return fail(ret, e, off, type);
 		} else if (t < NETOOPS_TLV_PAYLOAD) {
 			if (!ret->has_meta)
 				return fail(ret, NETOOPS_ERR_FLAGS, off, type);
@@ -313,6 +362,13 @@ int netoops_decode_packet(const void *buf, size_t len,
 		}
 	}
 
+	if ((ret->flags & NETOOPS_F_AUTH) && !ret->has_mac)
+		return fail(ret, NETOOPS_ERR_BAD_MAC, len, 0);
+	if (ret->is_parity &&
+	    (!ret->par_data || have_payload || ret->payload_off ||
+	     ret->par_first != ret->pkt_index ||
+	     (uint32_t)ret->par_first + ret->par_k > ret->pkt_count))
+		return fail(ret, NETOOPS_ERR_PARITY, 32, 0);
 	if (ret->chunk_len) {
 		if ((uint64_t)ret->payload_off + ret->chunk_len >
 		    ret->payload_total)

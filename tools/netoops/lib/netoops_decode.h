@@ -54,6 +54,14 @@
  * @NETOOPS_ERR_LIMIT_MEMORY:	would buffer more than limits.max_bytes_total
  * @NETOOPS_ERR_NOMEM:		allocation failed
  * @NETOOPS_ERR_INVALID:	invalid argument from the caller
+ * @NETOOPS_ERR_UNSIGNED:	no MAC, and the receiver requires one
+ * @NETOOPS_ERR_BAD_MAC:	MAC does not verify (forged or altered), or
+ *				NETOOPS_F_AUTH without a last MAC TLV
+ * @NETOOPS_ERR_UNKNOWN_KEY:	the MAC names a key id the receiver lacks
+ * @NETOOPS_ERR_REPLAY:		datagram of a dump already completed (the
+ *				reassembler still remembers it)
+ * @NETOOPS_ERR_PARITY:		malformed parity datagram or group, or a
+ *				rebuilt datagram that does not check out
  * @NETOOPS_ERR__MAX:		number of values
  */
 enum netoops_err {
@@ -82,6 +90,11 @@ enum netoops_err {
 	NETOOPS_ERR_LIMIT_MEMORY,
 	NETOOPS_ERR_NOMEM,
 	NETOOPS_ERR_INVALID,
+	NETOOPS_ERR_UNSIGNED,
+	NETOOPS_ERR_BAD_MAC,
+	NETOOPS_ERR_UNKNOWN_KEY,
+	NETOOPS_ERR_REPLAY,
+	NETOOPS_ERR_PARITY,
 	NETOOPS_ERR__MAX
 };
 
@@ -197,6 +210,20 @@ struct netoops_meta {
  * @chunk_len:	bytes at @chunk
  * @has_meta:	NETOOPS_F_META was set; @meta is valid
  * @meta:	parsed metadata TLVs
+ * @raw:	the whole datagram (the buffer given to netoops_decode_packet())
+ * @raw_len:	its length
+ * @has_mac:	NETOOPS_F_AUTH was set and the MAC TLV parsed (NOT yet
+ *		verified: see netoops_auth_check())
+ * @key_id:	&netoops_mac.key_id
+ * @mac:	&netoops_mac.mac
+ * @mac_off:	offset of the MAC TLV: the MAC covers bytes 0 .. @mac_off - 1
+ * @is_parity:	NETOOPS_F_PARITY: a parity datagram (@chunk is NULL)
+ * @par_first:	&netoops_parity.first (equal to @pkt_index)
+ * @par_k:	&netoops_parity.k
+ * @par_m:	&netoops_parity.m
+ * @par_row:	&netoops_parity.row
+ * @par_len:	&netoops_parity.coded_len
+ * @par_data:	the coded bytes, pointing into the buffer
  * @skipped_tlvs: unknown non-critical TLVs (and PAD) skipped
  * @err:	reason when netoops_decode_packet() failed, else NETOOPS_OK
  * @err_tlv:	type (with critical bit) of the TLV that caused @err, if any
@@ -217,6 +244,19 @@ struct netoops_packet {
 	size_t		chunk_len;
 	bool		has_meta;
 	struct netoops_meta meta;
+	const uint8_t	*raw;
+	size_t		raw_len;
+	bool		has_mac;
+	uint32_t	key_id;
+	uint8_t		mac[NETOOPS_MAC_LEN];
+	size_t		mac_off;
+	bool		is_parity;
+	uint16_t	par_first;
+	uint8_t		par_k;
+	uint8_t		par_m;
+	uint8_t		par_row;
+	uint16_t	par_len;
+	const uint8_t	*par_data;
 	unsigned int	skipped_tlvs;
 	enum netoops_err err;
 	uint16_t	err_tlv;
@@ -240,6 +280,91 @@ struct netoops_packet {
  */
 int netoops_decode_packet(const void *buf, size_t len,
 			  struct netoops_packet *ret);
+
+/* ---------------------------------------------------------------------- */
+/* Authentication (lib/netoops_auth.c: link -lcrypto)                     */
+
+/**
+ * struct netoops_key - a MAC key
+ * @key:	key bytes (any length; 32 random bytes recommended)
+ * @key_len:	their number, >= 1
+ */
+struct netoops_key {
+	const uint8_t	*key;
+	size_t		key_len;
+};
+
+/**
+ * typedef netoops_key_lookup_fn - find the key a datagram names
+ * @ctx:	the caller's context
+ * @key_id:	&netoops_packet.key_id
+ * @pkt:	the decoded datagram (boot_id, hostname in metadata...), for
+ *		per-host policies
+ * @ret:	set to the key; it must stay valid until the call returns
+ *
+ * Return: 0 when found, a negative errno (-ENOKEY) when not.
+ */
+typedef int (*netoops_key_lookup_fn)(void *ctx, uint32_t key_id,
+				     const struct netoops_packet *pkt,
+				     struct netoops_key *ret);
+
+/**
+ * netoops_hmac() - MAC callback of the encoder, for userspace senders
+ * @ctx:	a struct netoops_key
+ * @buf:	bytes to authenticate
+ * @len:	their number
+ * @mac:	HMAC-SHA256(key, @buf) truncated to NETOOPS_MAC_LEN bytes
+ *
+ * Matches &netoops_mac_fn: pass it with its key in struct netoops_enc_opts.
+ *
+ * Return: 0, -EINVAL, -ENOMEM or -EIO.
+ */
+int netoops_hmac(void *ctx, const void *buf, size_t len,
+		 uint8_t mac[NETOOPS_MAC_LEN]);
+
+/**
+ * netoops_auth_check() - verify the MAC of a decoded datagram
+ * @pkt:	accepted by netoops_decode_packet(); its @raw buffer must
+ *		still be valid
+ * @required:	refuse datagrams without a MAC (a key is configured)
+ * @lookup:	key lookup; NULL only when @required is false (then signed
+ *		datagrams pass unverified)
+ * @ctx:	passed to @lookup
+ * @reason:	if not NULL, NETOOPS_OK or NETOOPS_ERR_UNSIGNED, _BAD_MAC,
+ *		_UNKNOWN_KEY
+ *
+ * Call it between netoops_decode_packet() and netoops_reasm_add(); store
+ * nothing of a datagram it refuses.  When @lookup is given, every signed
+ * datagram must verify, required or not.  Constant-time comparison.
+ *
+ * Return: 0 if the datagram may be used; -EACCES (unsigned, bad MAC),
+ * -ENOKEY (unknown key id), -EINVAL, -ENOMEM, -EIO.
+ */
+int netoops_auth_check(const struct netoops_packet *pkt, bool required,
+		       netoops_key_lookup_fn lookup, void *ctx,
+		       enum netoops_err *reason);
+
+/* ---------------------------------------------------------------------- */
+/* Forward error correction (lib/netoops_fec.c: link -lisal)              */
+
+/**
+ * netoops_fec_rebuild() - rebuild lost data blocks of one parity group
+ * @k:		data blocks, >= 1
+ * @m:		parity blocks, >= 1, @k + @m <= NETOOPS_FEC_MAX
+ * @len:	bytes per block
+ * @blocks:	@k + @m pointers: data 0..k-1 then parity rows 0..m-1;
+ *		NULL for a lost block
+ * @out:	@k pointers: for each lost data block j, @out[j] is a buffer of
+ *		@len bytes that receives it (others are ignored)
+ *
+ * Uses ISA-L (gf_gen_cauchy1_matrix, gf_invert_matrix, ec_encode_data),
+ * whose generator the encoder uses too.
+ *
+ * Return: the number of blocks rebuilt; -ENODATA if fewer than @k blocks
+ * are present; -EINVAL; -ENOMEM.
+ */
+int netoops_fec_rebuild(unsigned int k, unsigned int m, size_t len,
+			const uint8_t *const *blocks, uint8_t **out);
 
 /* ---------------------------------------------------------------------- */
 /* Reassembly                                                             */
@@ -305,6 +430,7 @@ struct netoops_gap {
  * @pkt_count:	datagrams the dump was sent as
  * @pkts_received: distinct datagrams received
  * @duplicates:	identical datagrams received again
+ * @pkts_rebuilt: datagrams (counted in @pkts_received) rebuilt from parity
  * @first_ms:	time the first packet arrived
  * @last_ms:	time the last new packet arrived
  *
@@ -326,6 +452,7 @@ struct netoops_dump {
 	uint32_t	pkt_count;
 	uint32_t	pkts_received;
 	uint32_t	duplicates;
+	uint32_t	pkts_rebuilt;
 	uint64_t	first_ms;
 	uint64_t	last_ms;
 };
@@ -348,6 +475,13 @@ void netoops_dump_free(struct netoops_dump *d);
  * @expired:	dumps handed out partial by netoops_reasm_expire()
  * @open_dumps:	dumps currently being reassembled
  * @bytes_buffered: bytes currently accounted against max_bytes_total
+ * @replays:	data datagrams of a dump already completed (also counted in
+ *		@duplicates; the reason given is NETOOPS_ERR_REPLAY)
+ * @parity:	parity datagrams stored
+ * @late_parity: parity datagrams of a dump already completed (dropped)
+ * @parity_ignored: parity datagrams dropped because FEC is not enabled
+ * @fec_rebuilt: data datagrams rebuilt from parity
+ * @fec_failed:	rebuilt datagrams that failed their checks (dropped)
  */
 struct netoops_reasm_stats {
 	uint64_t	packets;
@@ -360,6 +494,12 @@ struct netoops_reasm_stats {
 	uint64_t	expired;
 	uint64_t	open_dumps;
 	uint64_t	bytes_buffered;
+	uint64_t	replays;
+	uint64_t	parity;
+	uint64_t	late_parity;
+	uint64_t	parity_ignored;
+	uint64_t	fec_rebuilt;
+	uint64_t	fec_failed;
 };
 
 struct netoops_reasm;
@@ -392,6 +532,58 @@ int netoops_reasm_new(const struct netoops_reasm_limits *limits,
  */
 void netoops_reasm_free(struct netoops_reasm *r);
 
+/**
+ * typedef netoops_rebuild_fn - erasure decoder, as netoops_fec_rebuild()
+ */
+typedef int (*netoops_rebuild_fn)(unsigned int k, unsigned int m, size_t len,
+				  const uint8_t *const *blocks, uint8_t **out);
+
+/**
+ * netoops_reasm_set_rebuild() - let the reassembler use parity datagrams
+ * @r:	the reassembler
+ * @fn:	the erasure decoder, or NULL to ignore parity (the default)
+ *
+ * With a decoder, data datagrams of dumps flagged NETOOPS_F_FEC are kept
+ * whole (charged to max_bytes_total) and parity datagrams are stored; as
+ * soon as a group has k of its k + m datagrams, its lost data datagrams are
+ * rebuilt, decoded (checksum included), checked against the dump's identity
+ * and the verify callback, and added as if received.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int netoops_reasm_set_rebuild(struct netoops_reasm *r, netoops_rebuild_fn fn);
+
+/**
+ * netoops_reasm_enable_fec() - netoops_reasm_set_rebuild() with ISA-L
+ * @r:	the reassembler
+ *
+ * In lib/netoops_fec.c: linking it needs -lisal.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int netoops_reasm_enable_fec(struct netoops_reasm *r);
+
+/**
+ * typedef netoops_verify_fn - check a datagram rebuilt from parity
+ * @ctx:	the caller's context
+ * @pkt:	the decoded rebuilt datagram (@raw valid during the call)
+ *
+ * Return: 0 to accept it, non-zero to drop it (counted in fec_failed).
+ */
+typedef int (*netoops_verify_fn)(void *ctx, const struct netoops_packet *pkt);
+
+/**
+ * netoops_reasm_set_verify() - check rebuilt datagrams, e.g. their MAC
+ * @r:		the reassembler
+ * @fn:		callback (e.g. calling netoops_auth_check()), or NULL
+ * @ctx:	passed to @fn
+ *
+ * Rebuilt datagrams come from datagrams the caller already verified, so
+ * with a MAC this is defence in depth, not a requirement.
+ */
+void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
+			      void *ctx);
+
 /* Return values of netoops_reasm_add(). */
 #define NETOOPS_REASM_ACCEPTED	0	/* new data, dump still open */
 #define NETOOPS_REASM_DUPLICATE	1	/* identical packet seen before */
@@ -414,7 +606,11 @@ void netoops_reasm_free(struct netoops_reasm *r);
  * Packets may come in any order.  A dump that was completed recently (within
  * timeout_ms; at most max_dumps of them, oldest forgotten first) is
  * remembered, so late duplicates of it return NETOOPS_REASM_DUPLICATE
- * instead of opening a new dump.  @now_ms must not go backwards.
+ * instead of opening a new dump; for a data datagram @ret_reason is then
+ * NETOOPS_ERR_REPLAY (counted in replays).  A parity datagram
+ * (&netoops_packet.is_parity) without netoops_reasm_set_rebuild() returns
+ * NETOOPS_REASM_DUPLICATE, reason NETOOPS_ERR_PARITY, and opens nothing.
+ * @now_ms must not go backwards.
  *
  * Return: NETOOPS_REASM_ACCEPTED, _DUPLICATE or _COMPLETE; -EINVAL for bad
  * arguments, -EEXIST for a conflicting duplicate or mismatching header,

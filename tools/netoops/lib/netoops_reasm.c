@@ -16,6 +16,13 @@
 
 #include "netoops_decode.h"
 
+struct rpar {
+	uint16_t	first;
+	uint8_t		k, m, row;
+	uint16_t	len;
+	uint8_t		*data;
+};
+
 struct rdump {
 	struct rdump	*hnext;		/* hash chain */
 	struct rdump	*prev, *next;	/* open LRU list or tombstone FIFO */
@@ -38,6 +45,13 @@ struct rdump {
 	uint8_t		*have;		/* bit per payload byte */
 	uint8_t		*payload;
 	struct netoops_meta *meta;	/* from the first metadata packet */
+	bool		fec;		/* keep data datagrams for rebuilding */
+	uint32_t	rebuilt;
+	uint8_t		**raw;		/* whole data datagram per index */
+	uint32_t	*raw_len;
+	struct rpar	*par;		/* parity datagrams received */
+	uint32_t	npar;
+	uint32_t	par_cap;
 };
 
 struct rlist {
@@ -52,6 +66,9 @@ struct netoops_reasm {
 	struct rlist	open;		/* LRU: head expires first */
 	struct rlist	tombs;		/* FIFO of completed dumps */
 	struct netoops_reasm_stats st;
+	netoops_rebuild_fn rebuild;
+	netoops_verify_fn verify;
+	void		*verify_ctx;
 };
 
 #define REASM_MAX_DUMPS		(1u << 20)
@@ -148,6 +165,20 @@ static void unhash(struct netoops_reasm *r, struct rdump *d)
 
 static void free_buffers(struct rdump *d)
 {
+	uint32_t i;
+
+	if (d->raw)
+		for (i = 0; i < d->pkt_count; i++)
+			free(d->raw[i]);
+	for (i = 0; i < d->npar; i++)
+		free(d->par[i].data);
+	free(d->raw);
+	free(d->raw_len);
+	free(d->par);
+	d->raw = NULL;
+	d->raw_len = NULL;
+	d->par = NULL;
+	d->npar = d->par_cap = 0;
 	free(d->crcs);
 	free(d->got);
 	free(d->have);
@@ -370,6 +401,7 @@ static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
 	out->pkt_count = d->pkt_count;
 	out->pkts_received = d->received;
 	out->duplicates = d->duplicates;
+	out->pkts_rebuilt = d->rebuilt;
 	out->first_ms = d->first_ms;
 	out->last_ms = d->last_ms;
 
@@ -438,14 +470,285 @@ static void add_tomb(struct netoops_reasm *r, struct rdump *d, uint64_t now)
 	}
 }
 
+int netoops_reasm_set_rebuild(struct netoops_reasm *r, netoops_rebuild_fn fn)
+{
+	if (!r)
+		return -EINVAL;
+	r->rebuild = fn;
+	return 0;
+}
+
+void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
+			      void *ctx)
+{
+	if (!r)
+		return;
+	r->verify = fn;
+	r->verify_ctx = ctx;
+}
+
+/* Account @n more bytes to @d if the budget allows. */
+static bool charge(struct netoops_reasm *r, struct rdump *d, uint64_t n)
+{
+	if (r->st.bytes_buffered > r->lim.max_bytes_total ||
+	    n > r->lim.max_bytes_total - r->st.bytes_buffered)
+		return false;
+	r->st.bytes_buffered += n;
+	d->cost += n;
+	return true;
+}
+
+/* Keep a copy of a data datagram for rebuilding; best effort. */
+static void keep_raw(struct netoops_reasm *r, struct rdump *d,
+		     const struct netoops_packet *pkt)
+{
+	uint8_t *copy;
+
+	if (!d->raw) {
+		if (!charge(r, d, (uint64_t)d->pkt_count *
+				  (sizeof(*d->raw) + sizeof(*d->raw_len))))
+			return;
+		d->raw = calloc(d->pkt_count, sizeof(*d->raw));
+		d->raw_len = calloc(d->pkt_count, sizeof(*d->raw_len));
+		if (!d->raw || !d->raw_len) {
+			free(d->raw);
+			free(d->raw_len);
+			d->raw = NULL;
+			d->raw_len = NULL;
+			return;
+		}
+	}
+	if (!pkt->raw || !pkt->raw_len || d->raw[pkt->pkt_index] ||
+	    !charge(r, d, pkt->raw_len))
+		return;
+	copy = malloc(pkt->raw_len);
+	if (!copy)
+		return;
+	memcpy(copy, pkt->raw, pkt->raw_len);
+	d->raw[pkt->pkt_index] = copy;
+	d->raw_len[pkt->pkt_index] = (uint32_t)pkt->raw_len;
+}
+
+/* Add a data packet to open dump @d. */
+static int put_data(struct netoops_reasm *r, struct rdump *d,
+		    const struct netoops_packet *pkt, uint64_t now_ms,
+		    enum netoops_err *ret_reason)
+{
+	size_t i;
+
+	if (bit(d->got, pkt->pkt_index)) {
+		if (d->crcs[pkt->pkt_index] != pkt->checksum)
+			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
+				      -EEXIST);
+		d->duplicates++;
+		r->st.duplicates++;
+		return NETOOPS_REASM_DUPLICATE;
+	}
+	/* Overlapping chunks (never sent by our encoder) must agree. */
+	if (any_in_range(d->have, pkt->payload_off, pkt->chunk_len)) {
+		for (i = 0; i < pkt->chunk_len; i++) {
+			size_t at = pkt->payload_off + i;
+
+			if (bit(d->have, at) &&
+			    d->payload[at] != pkt->chunk[i])
+				return refuse(r, ret_reason,
+					      NETOOPS_ERR_CONFLICT, -EEXIST);
+		}
+	}
+	if (pkt->has_meta && !d->meta) {
+		d->meta = malloc(sizeof(*d->meta));
+		if (!d->meta)
+			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
+				      -ENOMEM);
+		*d->meta = pkt->meta;
+	}
+	if (r->rebuild && (pkt->flags & NETOOPS_F_FEC))
+		d->fec = true;
+	if (d->fec)
+		keep_raw(r, d, pkt);
+	if (pkt->chunk_len)
+		memcpy(d->payload + pkt->payload_off, pkt->chunk,
+		       pkt->chunk_len);
+	set_range(d->have, pkt->payload_off, pkt->chunk_len);
+	set_bit(d->got, pkt->pkt_index);
+	d->crcs[pkt->pkt_index] = pkt->checksum;
+	d->received++;
+	d->last_ms = now_ms;
+	r->st.accepted++;
+	return NETOOPS_REASM_ACCEPTED;
+}
+
+/* Store a parity packet in open dump @d. */
+static int put_parity(struct netoops_reasm *r, struct rdump *d,
+		      const struct netoops_packet *pkt, uint64_t now_ms,
+		      enum netoops_err *ret_reason)
+{
+	struct rpar *p;
+	uint32_t i;
+
+	for (i = 0; i < d->npar; i++) {
+		p = &d->par[i];
+		if (p->first != pkt->par_first)
+			continue;
+		if (p->k != pkt->par_k || p->m != pkt->par_m ||
+		    p->len != pkt->par_len)
+			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
+				      -EEXIST);
+		if (p->row != pkt->par_row)
+			continue;
+		if (memcmp(p->data, pkt->par_data, p->len))
+			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
+				      -EEXIST);
+		d->duplicates++;
+		r->st.duplicates++;
+		return NETOOPS_REASM_DUPLICATE;
+	}
+	/* an honest sender sends at most m <= 254 rows per k >= 1 data */
+	if (d->npar >= d->pkt_count + NETOOPS_FEC_MAX)
+		return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_PACKETS,
+			      -EMSGSIZE);
+	if (d->npar == d->par_cap) {
+		uint32_t cap = d->par_cap ? 2 * d->par_cap : 8;
+
+		if (!charge(r, d, (uint64_t)(cap - d->par_cap) * sizeof(*p)))
+			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_MEMORY,
+				      -ENOBUFS);
+		p = realloc(d->par, cap * sizeof(*p));
+		if (!p)
+			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
+				      -ENOMEM);
+		d->par = p;
+		d->par_cap = cap;
+	}
+	if (!charge(r, d, pkt->par_len))
+		return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_MEMORY,
+			      -ENOBUFS);
+	p = &d->par[d->npar];
+	p->data = malloc(pkt->par_len);
+	if (!p->data)
+		return refuse(r, ret_reason, NETOOPS_ERR_NOMEM, -ENOMEM);
+	memcpy(p->data, pkt->par_data, pkt->par_len);
+	p->first = pkt->par_first;
+	p->k = pkt->par_k;
+	p->m = pkt->par_m;
+	p->row = pkt->par_row;
+	p->len = pkt->par_len;
+	d->npar++;
+	d->fec = true;
+	d->last_ms = now_ms;
+	r->st.parity++;
+	r->st.accepted++;
+	return NETOOPS_REASM_ACCEPTED;
+}
+
+/* Check a rebuilt datagram and add it to @d. */
+static void put_rebuilt(struct netoops_reasm *r, struct rdump *d,
+			const uint8_t *buf, size_t cap, uint32_t idx,
+			uint64_t now_ms, struct netoops_packet *np)
+{
+	size_t len, i;
+
+	len = (size_t)buf[5] + (size_t)(buf[36] | buf[37] << 8);
+	for (i = len; i < cap; i++)
+		if (buf[i])
+			break;
+	if (len > cap || i < cap || netoops_decode_packet(buf, len, np) ||
+	    np->is_parity || np->pkt_index != idx ||
+	    np->pkt_count != d->pkt_count ||
+	    np->payload_total != d->payload_total ||
+	    np->dump_id != d->dump_id || memcmp(np->boot_id, d->boot_id, 16) ||
+	    (r->verify && r->verify(r->verify_ctx, np)) ||
+	    put_data(r, d, np, now_ms, NULL) != NETOOPS_REASM_ACCEPTED) {
+		r->st.fec_failed++;
+		return;
+	}
+	d->rebuilt++;
+	r->st.fec_rebuilt++;
+}
+
+/* Rebuild what group @first of @d lost, if it has enough datagrams. */
+static void try_group(struct netoops_reasm *r, struct rdump *d,
+		      const struct rpar *g, uint64_t now_ms)
+{
+	const uint8_t *blocks[NETOOPS_FEC_MAX] = { NULL };
+	uint8_t *out[NETOOPS_FEC_MAX] = { NULL };
+	unsigned int k = g->k, m = g->m, j, have = 0, lost = 0;
+	struct netoops_packet *np = NULL;
+	uint8_t *pad = NULL, *rec = NULL;
+	size_t len = g->len;
+	uint32_t i;
+
+	if ((uint32_t)g->first + k > d->pkt_count || !d->raw)
+		return;
+	for (i = 0; i < d->npar; i++)
+		if (d->par[i].first == g->first && !blocks[k + d->par[i].row]) {
+			blocks[k + d->par[i].row] = d->par[i].data;
+			have++;
+		}
+	for (j = 0; j < k; j++) {
+		uint32_t idx = g->first + j;
+
+		if (!bit(d->got, idx)) {
+			lost++;
+			continue;
+		}
+		/* a received datagram kept whole is needed, and must fit */
+		if (!d->raw[idx] || d->raw_len[idx] > len)
+			return;
+		have++;
+	}
+	if (!lost || have < k)
+		return;
+	pad = calloc(k, len);
+	rec = calloc(lost, len);
+	np = malloc(sizeof(*np));
+	if (!pad || !rec || !np)
+		goto out;
+	for (j = 0, lost = 0; j < k; j++) {
+		uint32_t idx = g->first + j;
+
+		if (bit(d->got, idx)) {
+			memcpy(pad + j * len, d->raw[idx], d->raw_len[idx]);
+			blocks[j] = pad + j * len;
+		} else {
+			out[j] = rec + lost++ * len;
+		}
+	}
+	if (r->rebuild(k, m, len, blocks, out) < 0) {
+		r->st.fec_failed += lost;
+		goto out;
+	}
+	for (j = 0; j < k; j++)
+		if (out[j])
+			put_rebuilt(r, d, out[j], len, g->first + j, now_ms,
+				    np);
+out:
+	free(pad);
+	free(rec);
+	free(np);
+}
+
+/* The parity group data datagram @idx belongs to, if any arrived. */
+static const struct rpar *group_of(const struct rdump *d, uint32_t idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->npar; i++)
+		if (d->par[i].first <= idx &&
+		    idx < (uint32_t)d->par[i].first + d->par[i].k)
+			return &d->par[i];
+	return NULL;
+}
+
 int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		      size_t src_key_len, const struct netoops_packet *pkt,
 		      uint64_t now_ms, struct netoops_dump **ret_done,
 		      enum netoops_err *ret_reason)
 {
+	const struct rpar *g;
 	struct rdump **pp, *d;
 	uint64_t h, cost;
-	size_t i;
+	int rc;
 
 	if (ret_done)
 		*ret_done = NULL;
@@ -455,12 +758,24 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 	    (src_key_len && !src_key) || !pkt->pkt_count ||
 	    pkt->pkt_index >= pkt->pkt_count ||
 	    (uint64_t)pkt->payload_off + pkt->chunk_len > pkt->payload_total ||
-	    (pkt->chunk_len && !pkt->chunk)) {
+	    (pkt->chunk_len && !pkt->chunk) ||
+	    (pkt->is_parity &&
+	     (!pkt->par_data || !pkt->par_k || !pkt->par_m ||
+	      pkt->par_k + pkt->par_m > NETOOPS_FEC_MAX ||
+	      pkt->par_row >= pkt->par_m ||
+	      pkt->par_len < NETOOPS_HDR_LEN_V1 || pkt->chunk_len ||
+	      (uint32_t)pkt->par_first + pkt->par_k > pkt->pkt_count))) {
 		if (!r)
 			return -EINVAL;
 		return refuse(r, ret_reason, NETOOPS_ERR_INVALID, -EINVAL);
 	}
 	r->st.packets++;
+	if (pkt->is_parity && !r->rebuild) {
+		r->st.parity_ignored++;
+		if (ret_reason)
+			*ret_reason = NETOOPS_ERR_PARITY;
+		return NETOOPS_REASM_DUPLICATE;
+	}
 
 	h = key_hash(src_key, src_key_len, pkt->boot_id, pkt->dump_id);
 	pp = lookup(r, h, src_key, src_key_len, pkt->boot_id, pkt->dump_id);
@@ -469,7 +784,14 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		  d->payload_total != pkt->payload_total))
 		return refuse(r, ret_reason, NETOOPS_ERR_MISMATCH, -EEXIST);
 	if (d && d->done) {
+		if (pkt->is_parity) {
+			r->st.late_parity++;
+			return NETOOPS_REASM_DUPLICATE;
+		}
 		r->st.duplicates++;
+		r->st.replays++;
+		if (ret_reason)
+			*ret_reason = NETOOPS_ERR_REPLAY;
 		return NETOOPS_REASM_DUPLICATE;
 	}
 
@@ -502,45 +824,24 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		r->st.bytes_buffered += cost;
 	}
 
-	if (bit(d->got, pkt->pkt_index)) {
-		if (d->crcs[pkt->pkt_index] != pkt->checksum)
-			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
-				      -EEXIST);
-		d->duplicates++;
-		r->st.duplicates++;
-		return NETOOPS_REASM_DUPLICATE;
-	}
-	/* Overlapping chunks (never sent by our encoder) must agree. */
-	if (any_in_range(d->have, pkt->payload_off, pkt->chunk_len)) {
-		for (i = 0; i < pkt->chunk_len; i++) {
-			size_t at = pkt->payload_off + i;
-
-			if (bit(d->have, at) &&
-			    d->payload[at] != pkt->chunk[i])
-				return refuse(r, ret_reason,
-					      NETOOPS_ERR_CONFLICT, -EEXIST);
-		}
-	}
-	if (pkt->has_meta && !d->meta) {
-		d->meta = malloc(sizeof(*d->meta));
-		if (!d->meta)
-			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
-				      -ENOMEM);
-		*d->meta = pkt->meta;
-	}
-	if (pkt->chunk_len)
-		memcpy(d->payload + pkt->payload_off, pkt->chunk,
-		       pkt->chunk_len);
-	set_range(d->have, pkt->payload_off, pkt->chunk_len);
-	set_bit(d->got, pkt->pkt_index);
-	d->crcs[pkt->pkt_index] = pkt->checksum;
-	d->received++;
-	d->last_ms = now_ms;
+	if (pkt->is_parity)
+		rc = put_parity(r, d, pkt, now_ms, ret_reason);
+	else
+		rc = put_data(r, d, pkt, now_ms, ret_reason);
+	if (rc != NETOOPS_REASM_ACCEPTED)
+		return rc;
 	d->deadline = now_ms + r->lim.timeout_ms;
 	list_del(&r->open, d);
 	list_add_tail(&r->open, d);
-	r->st.accepted++;
 
+	if (d->fec && r->rebuild && d->received < d->pkt_count) {
+		if (pkt->is_parity)
+			g = &d->par[d->npar - 1];
+		else
+			g = group_of(d, pkt->pkt_index);
+		if (g)
+			try_group(r, d, g, now_ms);
+	}
 	if (d->received < d->pkt_count)
 		return NETOOPS_REASM_ACCEPTED;
 

@@ -165,7 +165,7 @@ static void build_case(size_t i, struct raw *r)
 		r->b[48] ^= 1;
 		return;
 	case 8:
-		put16(r->b + 6, NETOOPS_F_META | 0x0100);
+		put16(r->b + 6, NETOOPS_F_META | 0x8000);
 		break;
 	case 9:
 		put16(r->b + 6, 0);
