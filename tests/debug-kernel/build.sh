@@ -114,7 +114,7 @@ fi
 
 # 5. Output.
 rel=$(make -s -C "$tree" kernelrelease)
-rm -rf "$out/lib" "$out/modules"
+rm -rf "${out:?}/lib" "${out:?}/modules"
 make -s -C "$tree" INSTALL_MOD_PATH="$out" modules_install >> "$out/build.log" 2>&1 ||
 	die "modules_install failed: $out/build.log"
 rm -f "$out/lib/modules/$rel/build" "$out/lib/modules/$rel/source"
