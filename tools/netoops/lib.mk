@@ -28,7 +28,7 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 
 NETOOPS_LIBS := -lz -lcrypto -lisal
 VECTORS_DIR := $(TOP)/tests/vectors
-LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors
+LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors test_trust
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \

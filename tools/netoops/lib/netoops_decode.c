@@ -337,8 +337,10 @@ int netoops_decode_packet(const void *buf, size_t len,
 		} else if (t == NETOOPS_TLV_MAC) {
 			if (!(ret->flags & NETOOPS_F_AUTH))
 				return fail(ret, NETOOPS_ERR_FLAGS, off, type);
+			/* exact: the MAC does not cover its own header */
 			if (off + space != end ||
-			    vlen < sizeof(struct netoops_mac))
+			    type != (NETOOPS_TLV_MAC | NETOOPS_TLV_CRITICAL) ||
+			    vlen != sizeof(struct netoops_mac))
 				return fail(ret, NETOOPS_ERR_BAD_MAC, off, type);
 			ret->has_mac = true;
 			ret->key_id = get32(val);

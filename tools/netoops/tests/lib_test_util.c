@@ -53,6 +53,55 @@ void tu_dump_clear(struct tu_dump *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int tu_encode_opts(const uint8_t boot_id[16], uint64_t dump_id,
+		   const void *meta, size_t meta_len, const void *payload,
+		   size_t payload_len, const struct netoops_enc_opts *o,
+		   struct tu_dump *out)
+{
+	struct netoops_enc_opts opts = *o;
+	struct netoops_enc e;
+	uint8_t *scratch = NULL;
+	size_t i, max_pkt = o->max_pkt;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (opts.fec_k && !opts.scratch) {
+		opts.scratch_len = NETOOPS_ENC_FEC_SCRATCH(opts.fec_m, max_pkt);
+		scratch = malloc(opts.scratch_len);
+		if (!scratch)
+			return -ENOMEM;
+		opts.scratch = scratch;
+	}
+	err = netoops_enc_init_opts(&e, boot_id, dump_id, meta, meta_len,
+				    payload, payload_len, &opts);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	out->pkt = calloc(e.total_pkts, sizeof(*out->pkt));
+	out->len = calloc(e.total_pkts, sizeof(*out->len));
+	if (!out->pkt || !out->len)
+		goto out;
+	for (i = 0; i < e.total_pkts; i++) {
+		out->pkt[i] = malloc(max_pkt);
+		if (!out->pkt[i])
+			goto out;
+		out->n++;
+		err = netoops_enc_next(&e, out->pkt[i], max_pkt);
+		if (err <= 0) {
+			err = err ? err : -EPROTO;
+			goto out;
+		}
+		out->len[i] = (size_t)err;
+	}
+	/* the packetizer must say it is done exactly now */
+	err = netoops_enc_next(&e, out->pkt[0], max_pkt) ? -EPROTO : 0;
+out:
+	free(scratch);
+	if (err)
+		tu_dump_clear(out);
+	return err;
+}
+
 int tu_encode(const uint8_t boot_id[16], uint64_t dump_id, const void *meta,
 	      size_t meta_len, const void *payload, size_t payload_len,
 	      size_t max_pkt, struct tu_dump *out)
@@ -328,6 +377,57 @@ static int vec_critical(struct tu_dump *out)
 	return vec_tlv_extra(out, NETOOPS_TLV_CRITICAL | 0x0100);
 }
 
+const uint8_t tu_key[32] = "netoops golden vector key 0001!";
+const uint32_t tu_key_id = 7;
+
+/* As vec_compressed, with a MAC (key tu_key, id tu_key_id) and/or FEC. */
+static int vec_trust(struct tu_dump *out, bool auth, unsigned int k,
+		     unsigned int m, uint64_t dump_id)
+{
+	static uint8_t text[COMP_TEXT_LEN], z[COMP_TEXT_LEN + 64];
+	static struct netoops_key key = { tu_key, sizeof(tu_key) };
+	struct netoops_enc_opts o = {
+		.max_pkt = 512, .fec_k = k, .fec_m = m,
+	};
+	uint8_t meta[256];
+	struct netoops_tlv_buf b;
+	size_t zl;
+
+	if (auth) {
+		o.mac = netoops_hmac;
+		o.mac_ctx = &key;
+		o.key_id = tu_key_id;
+	}
+	tu_text(text, sizeof(text), 42);
+	zl = tu_deflate(text, sizeof(text), z, sizeof(z));
+	if (!zl)
+		return -EMSGSIZE;
+	netoops_tlv_init(&b, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&b, NETOOPS_REASON_OOPS, 2, 1, 1);
+	netoops_tlv_put_str(&b, NETOOPS_TLV_RELEASE, "6.1.0-57-amd64");
+	netoops_tlv_put_payload_info(&b, NETOOPS_COMPRESS_DEFLATE,
+				     COMP_TEXT_LEN);
+	if (netoops_tlv_error(&b))
+		return netoops_tlv_error(&b);
+	return tu_encode_opts(tu_boot_id, dump_id, meta, b.len, z, zl, &o,
+			      out);
+}
+
+static int vec_auth(struct tu_dump *out)
+{
+	return vec_trust(out, true, 0, 0, 5);
+}
+
+static int vec_parity(struct tu_dump *out)
+{
+	return vec_trust(out, false, 4, 2, 6);
+}
+
+static int vec_auth_parity(struct tu_dump *out)
+{
+	return vec_trust(out, true, 4, 2, 7);
+}
+
 const struct tu_vector tu_vectors[] = {
 	{ "small", "one datagram, plain text, basic metadata", vec_small, 0 },
 	{ "compressed", "deflate payload over several 512-byte datagrams",
@@ -338,6 +438,12 @@ const struct tu_vector tu_vectors[] = {
 	  0 },
 	{ "critical", "unknown critical TLV 0x8100: refused", vec_critical,
 	  1 },
+	{ "auth", "compressed dump with a MAC (key tu_key, id 7)", vec_auth,
+	  0 },
+	{ "parity", "compressed dump, FEC k=4 m=2 (parity after each group)",
+	  vec_parity, 0 },
+	{ "auth_parity", "both: MAC on data and parity datagrams",
+	  vec_auth_parity, 0 },
 };
 const size_t tu_nr_vectors = sizeof(tu_vectors) / sizeof(tu_vectors[0]);
 

@@ -24,6 +24,11 @@ int tu_encode(const uint8_t boot_id[16], uint64_t dump_id, const void *meta,
 	      size_t meta_len, const void *payload, size_t payload_len,
 	      size_t max_pkt, struct tu_dump *out);
 void tu_dump_clear(struct tu_dump *d);
+/* Same with options; allocates the FEC scratch if o->scratch is NULL. */
+int tu_encode_opts(const uint8_t boot_id[16], uint64_t dump_id,
+		   const void *meta, size_t meta_len, const void *payload,
+		   size_t payload_len, const struct netoops_enc_opts *o,
+		   struct tu_dump *out);
 
 /* xorshift64*: deterministic pseudo-random numbers for a fixed seed. */
 uint64_t tu_rand(uint64_t *state);
@@ -38,6 +43,9 @@ size_t tu_deflate(const void *in, size_t len, uint8_t *out, size_t cap);
 
 /* The fixed inputs of the golden vectors and the "every TLV" tests. */
 extern const uint8_t tu_boot_id[16];
+/* Key of the authenticated golden vectors. */
+extern const uint8_t tu_key[32];
+extern const uint32_t tu_key_id;
 extern const __u64 tu_x86_regs[NETOOPS_X86_64_NR_REGS];
 
 /* Metadata with every metadata TLV (x86), two user fields; returns length

@@ -172,6 +172,82 @@ static void test_critical(void **state)
 	free(p);
 }
 
+static int vec_lookup(void *ctx, uint32_t key_id,
+		      const struct netoops_packet *p, struct netoops_key *ret)
+{
+	(void)ctx;
+	(void)p;
+	if (key_id != tu_key_id)
+		return -ENOKEY;
+	ret->key = tu_key;
+	ret->key_len = sizeof(tu_key);
+	return 0;
+}
+
+/*
+ * auth, parity, auth_parity: byte-exact, every datagram verifies (or has no
+ * MAC), and with the first data datagram lost the dump is still rebuilt
+ * complete when it has parity.
+ */
+static void check_trust_vector(const char *name, bool auth, bool parity)
+{
+	struct netoops_packet *p = malloc(sizeof(*p));
+	struct netoops_reasm *r;
+	struct netoops_dump *done = NULL;
+	enum netoops_err why;
+	struct tu_dump d;
+	size_t i, npar = 0;
+	int rc = -1;
+
+	assert_non_null(p);
+	compare_files(find(name), &d);
+	assert_int_equal(netoops_reasm_new(NULL, &r), 0);
+	assert_int_equal(netoops_reasm_enable_fec(r), 0);
+	for (i = 0; i < d.n; i++) {
+		assert_int_equal(netoops_decode_packet(d.pkt[i], d.len[i], p),
+				 0);
+		assert_int_equal(p->has_mac, auth);
+		assert_int_equal(netoops_auth_check(p, auth, vec_lookup, NULL,
+						    &why), 0);
+		npar += p->is_parity;
+		assert_int_equal(!!(p->flags & NETOOPS_F_FEC),
+				 parity && !p->is_parity);
+		if (i == 0 && parity)
+			continue;	/* lost */
+		rc = netoops_reasm_add(r, "v", 1, p, 1, &done, NULL);
+		if (done)
+			break;
+	}
+	assert_int_equal(rc, NETOOPS_REASM_COMPLETE);
+	assert_true(done->complete);
+	assert_int_equal(done->pkts_rebuilt, parity ? 1 : 0);
+	assert_int_equal(done->meta.orig_len, 6000);
+	if (parity)
+		assert_true(npar >= 1);
+	netoops_dump_free(done);
+	netoops_reasm_free(r);
+	tu_dump_clear(&d);
+	free(p);
+}
+
+static void test_auth(void **state)
+{
+	(void)state;
+	check_trust_vector("auth", true, false);
+}
+
+static void test_parity(void **state)
+{
+	(void)state;
+	check_trust_vector("parity", false, true);
+}
+
+static void test_auth_parity(void **state)
+{
+	(void)state;
+	check_trust_vector("auth_parity", true, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +256,9 @@ int main(void)
 		cmocka_unit_test(test_user_regs),
 		cmocka_unit_test(test_vendor),
 		cmocka_unit_test(test_critical),
+		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_parity),
+		cmocka_unit_test(test_auth_parity),
 	};
 
 	return cmocka_run_group_tests_name("vectors", tests, NULL, NULL);
