@@ -9,7 +9,13 @@
  * reach the deeper checks; the single-datagram try keeps it as mutated.
  * Every datagram is copied into a buffer of exactly its size so that ASan
  * sees any read past its end.
+ *
+ * Trust paths: every decoded datagram also goes through netoops_auth_check()
+ * (key id 7 known, the key of the golden vectors), the reassembler has FEC
+ * enabled with a verify callback, and the input is also handed to
+ * netoops_fec_rebuild() as (k, m, loss mask, blocks).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +23,26 @@
 
 #include "netoops_decode.h"
 #include "netoops_enc.h"
+
+static const uint8_t fuzz_key[32] = "netoops golden vector key 0001!";
+
+static int lookup(void *ctx, uint32_t key_id, const struct netoops_packet *p,
+		  struct netoops_key *ret)
+{
+	(void)ctx;
+	(void)p;
+	if (key_id != 7)
+		return -ENOKEY;
+	ret->key = fuzz_key;
+	ret->key_len = sizeof(fuzz_key);
+	return 0;
+}
+
+static int verify(void *ctx, const struct netoops_packet *p)
+{
+	(void)ctx;
+	return netoops_auth_check(p, false, lookup, NULL, NULL);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,8 +95,14 @@ static void add(struct netoops_reasm *r, const uint8_t *buf, size_t len,
 		copy[51] = (uint8_t)(c >> 24);
 	}
 	if (netoops_decode_packet(copy, len, &pkt) == 0) {
+		enum netoops_err why;
+
 		CHECK(pkt.err == NETOOPS_OK);
 		CHECK(pkt.pkt_index < pkt.pkt_count);
+		rc = netoops_auth_check(&pkt, now % 60 == 0, lookup, NULL,
+					&why);
+		CHECK((rc == 0) == (why == NETOOPS_OK));
+		CHECK(!pkt.has_mac || pkt.mac_off + 24 == len);
 		rc = netoops_reasm_add(r, src, strlen(src), &pkt, now, &d,
 				       NULL);
 		CHECK(rc != NETOOPS_REASM_COMPLETE || d);
@@ -83,6 +115,33 @@ static void add(struct netoops_reasm *r, const uint8_t *buf, size_t len,
 		CHECK(netoops_err_str(pkt.err)[0]);
 	}
 	free(copy);
+}
+
+/* Input as k, m, a loss mask and k + m blocks of equal length. */
+static void fuzz_rebuild(const uint8_t *data, size_t size)
+{
+	const uint8_t *blocks[NETOOPS_FEC_MAX];
+	uint8_t *outs[NETOOPS_FEC_MAX] = { NULL };
+	unsigned int k, m, i;
+	size_t len;
+	int rc;
+
+	if (size < 12)
+		return;
+	k = 1 + data[0] % 16;
+	m = 1 + data[1] % 8;
+	len = (size - 10) / (k + m);
+	if (!len || k * len > sizeof(out))
+		return;
+	for (i = 0; i < k + m; i++) {
+		bool lost = data[2 + i % 8] & (1u << (i / 8 % 8));
+
+		blocks[i] = lost ? NULL : data + 10 + i * len;
+		if (lost && i < k)
+			outs[i] = out + i * len;
+	}
+	rc = netoops_fec_rebuild(k, m, len, blocks, outs);
+	CHECK(rc == -ENODATA || (rc >= 0 && rc <= (int)k));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -103,6 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (netoops_reasm_new(&lim, &r))
 		return 0;
+	CHECK(netoops_reasm_enable_fec(r) == 0);
+	netoops_reasm_set_verify(r, verify, NULL);
+	fuzz_rebuild(data, size);
 	add(r, data, size, "w", now, false);
 	while (size - off >= 2) {
 		size_t len = (size_t)data[off] | (size_t)data[off + 1] << 8;
