@@ -44,6 +44,9 @@ struct daemon_run {
 	int mport;
 };
 
+/* The daemon of the running test, killed by teardown if the test fails. */
+static struct daemon_run *current;
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -75,6 +78,7 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
 	r->pid = fork();
 	assert_true(r->pid >= 0);
+	current = r;
 	if (!r->pid) {
 		const char *argv[] = {
 			bin, "--listen", "127.0.0.1", "--port", "0",
@@ -110,6 +114,7 @@ static int stop_daemon(struct daemon_run *r)
 
 	assert_int_equal(kill(r->pid, SIGTERM), 0);
 	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
+	r->pid = 0;
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
 }
@@ -118,6 +123,7 @@ static void cleanup(struct daemon_run *r)
 {
 	char cmd[160];
 
+	current = NULL;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", r->dir);
@@ -782,16 +788,34 @@ static void test_bad_options(void **state)
 	unlink(path);
 }
 
+/* After a failed test: no daemon left behind, no temporary directory. */
+static int teardown(void **state)
+{
+	struct daemon_run *r = current;
+
+	(void)state;
+	if (!r)
+		return 0;
+	if (r->pid > 0) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, 0);
+		r->pid = 0;
+	}
+	fprintf(stderr, "test failed: evidence kept in %s\n", r->dir);
+	current = NULL;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_daemon),
-		cmocka_unit_test(test_sigterm_flush),
-		cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_limit_per_source),
-		cmocka_unit_test(test_decode_file),
-		cmocka_unit_test(test_decode_pcap),
-		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test_teardown(test_daemon, teardown),
+		cmocka_unit_test_teardown(test_sigterm_flush, teardown),
+		cmocka_unit_test_teardown(test_ipv6, teardown),
+		cmocka_unit_test_teardown(test_limit_per_source, teardown),
+		cmocka_unit_test_teardown(test_decode_file, teardown),
+		cmocka_unit_test_teardown(test_decode_pcap, teardown),
+		cmocka_unit_test_teardown(test_bad_options, teardown),
 	};
 
 	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
