@@ -129,6 +129,10 @@ static void cleanup(struct daemon_run *r)
 		fprintf(stderr, "cannot remove %s\n", r->dir);
 }
 
+/*
+ * Every datagram from a new socket, so from a new source port, as a NAT
+ * may do: a dump still has to meet in one worker (boot_id steering).
+ */
 static void send_raw(int port, const void *buf, size_t len)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
