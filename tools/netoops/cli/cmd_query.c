@@ -17,7 +17,9 @@
 #include "store/record.h"
 
 enum { F_HOST = 256, F_KERNEL, F_REASON, F_SINCE, F_UNTIL, F_BUCKET,
-       F_COMPLETE, F_PARTIAL, F_LIMIT, F_JSON, F_HELP };
+       F_COMPLETE, F_PARTIAL, F_LIMIT, F_JSON, F_NOLOG, F_HELP };
+
+static bool no_log;	/* list --json --no-log */
 
 static const struct option filter_opts[] = {
 	{ "host", required_argument, NULL, F_HOST },
@@ -30,6 +32,7 @@ static const struct option filter_opts[] = {
 	{ "partial", no_argument, NULL, F_PARTIAL },
 	{ "limit", required_argument, NULL, F_LIMIT },
 	{ "json", no_argument, NULL, F_JSON },
+	{ "no-log", no_argument, NULL, F_NOLOG },
 	{ "help", no_argument, NULL, F_HELP },
 	{ NULL, 0, NULL, 0 }
 };
@@ -80,11 +83,14 @@ static int parse_filter(struct cli *c, int argc, char **argv,
 		case F_JSON:
 			c->json = true;
 			break;
+		case F_NOLOG:
+			no_log = true;
+			break;
 		case F_HELP:
 			printf("Usage: netoops %s [--host H] [--kernel R]"
 			       " [--reason R] [--since T] [--until T]\n"
 			       "       [--bucket B] [--complete|--partial]"
-			       " [--limit N] [--json]\n", verb);
+			       " [--limit N] [--json [--no-log]]\n", verb);
 			return 3;
 		default:
 			return 2;
@@ -112,7 +118,7 @@ static int list_cb(const struct nstore_dump *d, void *arg)
 	struct list_ctx *x = arg;
 
 	if (x->arr)
-		json_array_append_new(x->arr, dump_to_json(d, true));
+		json_array_append_new(x->arr, dump_to_json(d, !no_log));
 	else
 		dump_print_line(stdout, d);
 	x->n++;
@@ -135,7 +141,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
 		x.arr = json_array();
 	else
 		dump_print_header(stdout);
-	r = nstore_list(st, &f, c->json ? NSTORE_WITH_LOG : 0, list_cb, &x);
+	r = nstore_list(st, &f, c->json && !no_log ? NSTORE_WITH_LOG : 0,
+			list_cb, &x);
 	nstore_close(st);
 	if (r < 0) {
 		fprintf(stderr, "netoops list: %s\n", strerror(-r));

@@ -23,8 +23,10 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "list", cmd_list,
 	  "[--host H] [--kernel R] [--reason R] [--since T] [--until T]\n"
-	  "                 [--bucket B] [--complete|--partial] [--limit N]",
-	  "list dumps (--json: an array of full records, log included)" },
+	  "                 [--bucket B] [--complete|--partial] [--limit N]"
+	  " [--no-log]",
+	  "list dumps (--json: an array of full records, log included\n"
+	  "              unless --no-log)" },
 	{ "show", cmd_show, "ID",
 	  "one dump: header, registers, user fields, log with gaps marked" },
 	{ "buckets", cmd_buckets, "[same filters as list]",

@@ -434,6 +434,11 @@ static void test_daemon(void **state)
 	show = cli_json(&r, "list --json --host e2e-plain");
 	assert_int_equal(json_array_size(show), 2);
 	json_decref(show);
+	show = cli_json(&r, "list --json --no-log --reason oops");
+	assert_int_equal(json_array_size(show), 3);
+	assert_null(json_object_get(json_array_get(show, 0), "log"));
+	assert_non_null(json_object_get(json_array_get(show, 0), "gaps"));
+	json_decref(show);
 
 	/* export: JSON Lines, one full record per line. */
 	{
