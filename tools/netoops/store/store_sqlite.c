@@ -636,11 +636,9 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 	snprintf(sql, sizeof(sql),
 		 "SELECT ifnull(sig_hash, '-'), max(sig_title), max(sig_frames),"
 		 " count(*), count(DISTINCT hostname),"
-		 " (SELECT group_concat(r, ',') FROM (SELECT DISTINCT release"
-		 "   AS r FROM dumps d2 WHERE d2.sig_hash IS d.sig_hash"
-		 "   ORDER BY r)),"
+		 " group_concat(DISTINCT release),"
 		 " min(received_ms), max(received_ms), min(id)"
-		 " FROM dumps d%s GROUP BY sig_hash"
+		 " FROM dumps%s GROUP BY sig_hash"
 		 " ORDER BY count(*) DESC, min(id) LIMIT %ld",
 		 where, f->limit > 0 ? f->limit : -1L);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
