@@ -51,11 +51,6 @@ int print_json(json_t *j, bool pretty)
 	return r;
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* Strings from the network need not be UTF-8: jansson refuses those. */
 static json_t *text_json(const char *s, size_t len)
 {
@@ -73,6 +68,11 @@ static json_t *text_json(const char *s, size_t len)
 	j = json_stringn(copy, len);
 	free(copy);
 	return j ? j : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? text_json(s, strlen(s)) : json_null();
 }
 
 json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
@@ -143,9 +143,9 @@ json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 
 		for (;;) {
 			nl = strchr(p, '\n');
-			json_array_append_new(a, json_stringn(p, nl ? (size_t)
-							      (nl - p) :
-							      strlen(p)));
+			json_array_append_new(a, text_json(p, nl ? (size_t)
+							     (nl - p) :
+							     strlen(p)));
 			if (!nl)
 				break;
 			p = nl + 1;

@@ -229,9 +229,21 @@ static char *user_to_json(const struct nstore_dump *d)
 
 	if (!o)
 		return NULL;
-	for (i = 0; i < d->nr_user; i++)
-		json_object_set_new(o, d->user[i].key,
-				    json_string(d->user[i].value));
+	for (i = 0; i < d->nr_user; i++) {
+		json_t *v = json_string(d->user[i].value);
+
+		if (!v) {	/* not UTF-8: keep it, with '?' for the rest */
+			char *c = strdup(d->user[i].value), *p;
+
+			for (p = c; p && *p; p++)
+				if ((unsigned char)*p >= 0x80)
+					*p = '?';
+			v = c ? json_string(c) : NULL;
+			free(c);
+		}
+		if (v)
+			json_object_set_new(o, d->user[i].key, v);
+	}
 	t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return t;

@@ -94,6 +94,7 @@ static void test_roundtrip(void **state)
 	d->regs_context = NETOOPS_REGS_OOPS;
 	assert_int_equal(nstore_dump_add_user(d, "rack", 4, "b12", 3), 0);
 	assert_int_equal(nstore_dump_add_user(d, "job.id", 6, "x y\"z", 5), 0);
+	assert_int_equal(nstore_dump_add_user(d, "raw", 3, "a\xff", 2), 0);
 	assert_int_equal(nstore_dump_add_gap(d, 9, 100), 0);
 	assert_int_equal(nstore_dump_add_gap(d, 18, 0), 0);
 	d->src = strdup("127.0.0.1");
@@ -116,9 +117,10 @@ static void test_roundtrip(void **state)
 	assert_int_equal(g->nr_regs, 3);
 	assert_memory_equal(g->regs, regs, sizeof(regs));
 	assert_int_equal(g->regs_arch, NETOOPS_ARCH_X86_64);
-	assert_int_equal(g->nr_user, 2);
+	assert_int_equal(g->nr_user, 3);
 	assert_string_equal(g->user[0].key, "rack");
 	assert_string_equal(g->user[1].value, "x y\"z");
+	assert_string_equal(g->user[2].value, "a?");	/* not UTF-8 */
 	assert_int_equal(g->nr_gaps, 2);
 	assert_int_equal(g->gaps[0].off, 9);
 	assert_int_equal(g->gaps[0].len, 100);
