@@ -131,7 +131,7 @@ ct_crash_run()
 		gh_udp_listen_start "$port" "$GH_OUT/runs/$name.udp" ;;
 	esac
 	ct__guest_script "$mode" "$port" "$trigger" "$tag" > "$script"
-	GH_ENV_HOSTNAME="ct-$tag" gh_boot "$ver" "$name" "$script" 120 "$append" || rc=$?
+	GH_ENV_HOSTNAME="ct-$tag" gh_boot "$ver" "$name" "$script" "${CT_BOOT_TIMEOUT:-300}" "$append" || rc=$?
 	rm -f "$script"
 	# Move the receiver's evidence into the run directory (gh_boot
 	# recreated it).
@@ -150,6 +150,10 @@ ct_crash_run()
 		rm -f "$GH_OUT/runs/$name.udp.ready"
 	fi
 	grc=$(gh_guest_rc "$name")
+	if [ -n "$(gh_netfail "$name")" ]; then
+		echo "guest network setup failed: $(gh_netfail "$name")"
+		return 1
+	fi
 	if [ "$rc" = 124 ]; then
 		echo "guest timed out"
 		return 1

@@ -20,15 +20,17 @@ mkdir -p /run/netns /root
 [ -d /sys/fs/pstore ] && mount -t pstore pstore /sys/fs/pstore 2>/dev/null
 
 . /etc/guest-lib.sh
+# Export the host's settings to the test script too.
+set -a
 . /run.d/env
+set +a
 
 out=/dev/ttyS1
 [ -c "$out" ] || out=/dev/console
 
 [ -n "${HOSTNAME:-}" ] && hostname "$HOSTNAME"
-g_setup_net || echo "init: network setup failed" > "$out"
-
 echo "@@GH-BEGIN@@" > "$out"
+g_setup_net || echo "@@GH-NETFAIL@@ eth0 did not come up: $(ls /sys/class/net)" > "$out"
 /bin/sh /run.d/test.sh > "$out" 2>&1 < /dev/null
 rc=$?
 echo "@@GH-END $rc@@" > "$out"

@@ -22,6 +22,8 @@ g_setup_net()
 		mount -t configfs configfs "$CFS" 2>/dev/null
 	# 6.1: virtio_pci is a module that virtio_net does not pull in
 	modprobe virtio_pci 2>/dev/null
+	# 6.1 builds virtio_pci as a module; virtio_net does not pull it in.
+	modprobe virtio_pci 2>/dev/null
 	modprobe virtio_net || return 1
 	ip link set lo up
 	g_wait_for 10 test -e /sys/class/net/eth0 || return 1

@@ -15,12 +15,15 @@ ver=$(gh_resolve_kernel "$1")
 name=ksft-$ver
 
 mods=project
-if ! gh_build_modules "$ver"; then
-	gh_log "$ver: project modules do not build (log: $GH_OUT/build-$ver/build.log);"
+if [ "${GH_PREPARED:-0}" != 1 ]; then
+	gh_build_modules "$ver" || true
+	gh_initramfs "$ver" >/dev/null
+fi
+if [ -z "$(gh_module_path "$ver" netpoll_targets)" ]; then
+	gh_log "$ver: project modules did not build (log: $GH_OUT/build-$ver/build.log);"
 	gh_log "$ver: running the selftests against Debian's netconsole only"
 	mods=stock
 fi
-gh_initramfs "$ver" >/dev/null
 
 test=$(mktemp)
 trap 'rm -f "$test"' EXIT
@@ -33,13 +36,18 @@ lsmod | sed 's/^/# lsmod: /'
 /ksft/run_ktap
 GUEST
 
-GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 600 || rc=$?
+GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 1200 || rc=$?
 rc=${rc:-0}
 results=$(gh_results "$name")
 grc=$(gh_guest_rc "$name")
 echo "# kselftests on $ver (modules: $mods)"
 echo "$results" | sed -n '/^#/p' | sed 's/^/    /' | tail -n 200
 fail=0
+why=$(gh_netfail "$name")
+if [ -n "$why" ]; then
+	gh_record "ksft/$ver/guest-network" fail "$why (serial: $GH_OUT/runs/$name/serial.log)"
+	fail=1
+fi
 if [ -z "$grc" ]; then
 	gh_record "ksft/$ver/boot" fail "guest did not finish (qemu rc=$rc); serial log: $GH_OUT/runs/$name/serial.log"
 	exit 1
