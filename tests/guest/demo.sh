@@ -31,7 +31,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 cleanup() { gh_collector_stop; }
 trap cleanup EXIT
-gh_collector_start "$dir/collector" || gh_die "netoopsd did not start"
+gh_collector_start "$dir" || gh_die "netoopsd did not start"
 say "netoopsd listening on 127.0.0.1:$GH_PORT, store $GH_DB"
 
 guest=$dir/guest.sh
@@ -56,14 +56,14 @@ GH_ENV_HOSTNAME=demo-guest gh_boot "$ver" demo "$guest" 300 || rc=$?
 run=$GH_OUT/runs/demo
 gh_results demo | sed -n '/^guest#/p;/CT-ERROR/p'
 echo "(guest console: $run/serial.log; last kernel lines:)"
-grep -E 'Kernel panic|sysrq' "$run/serial.log" | tail -n 3 | sed 's/^/  /'
+grep -E 'sysrq: |Kernel panic - ' "$run/serial.log" | tail -n 2 | sed 's/^/  /'
 [ "$rc" != 124 ] || gh_die "guest timed out (log: $run/serial.log)"
 
 say "waiting for the dump to be stored"
 have_dump() { [ -n "$(gh_cli list --complete 2>/dev/null | awk 'NR > 1 {print $1}')" ]; }
 gh_wait_for 20 have_dump || {
 	gh_collector_stop
-	gh_die "no complete dump stored; netoopsd log: $dir/collector/netoopsd.log"
+	gh_die "no complete dump stored; netoopsd log: $dir/netoopsd.log"
 }
 gh_cli list
 id=$(gh_cli list --complete | awk 'NR > 1 {print $1}' | tail -n 1)
