@@ -319,8 +319,11 @@ gh_accel()
 	fi
 	local k v
 	v=$(gh_kernel 6.12)
-	k=$(GH_ACCEL_FORCE=kvm gh_boot "$v" kvm-probe /dev/null 20 \
-		>/dev/null 2>&1 && echo kvm || echo tcg)
+	k=tcg
+	if GH_ACCEL_FORCE=kvm gh_boot "$v" kvm-probe /dev/null 30 >/dev/null 2>&1 &&
+	   [ "$(gh_guest_rc kvm-probe)" = 0 ]; then
+		k=kvm
+	fi
 	printf '%s\n%s\n' "$key" "$k" > "$cache"
 	echo "$k"
 }
@@ -354,7 +357,7 @@ gh_boot()
 	(cd "$run/stage" && find . | cpio -o -H newc --quiet) | gzip -1 > "$run/run.cpio.gz"
 	cat "$base" "$run/run.cpio.gz" > "$run/initramfs.gz"
 
-	accel=${GH_ACCEL_FORCE:-tcg}
+	accel=${GH_ACCEL_FORCE:-$(gh_accel)}
 	local accel_args=(-accel tcg)
 	[ "$accel" = kvm ] && accel_args=(-enable-kvm -cpu host)
 	: > "$run/serial.log"
