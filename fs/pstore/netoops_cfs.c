@@ -46,7 +46,7 @@
  */
 struct netoops_target_priv {
 	struct config_group	uf_group;
-	spinlock_t		uf_lock;
+	spinlock_t		uf_lock;	/* see above: crash path trylocks */
 	struct list_head	uf_list;
 	size_t			uf_bytes;
 };
@@ -264,8 +264,7 @@ int netoops_put_userfields(struct netpoll_target *nt,
  *
  * Return: targets visited, or -EBUSY if the lock could not be taken.
  */
-int netoops_for_each_target(int (*fn)(struct netpoll_target *nt, void *data),
-			    void *data, bool crash)
+int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash)
 {
 	return netpoll_targets_for_each_enabled(&netoops_targets, fn, data,
 						crash ? NETPOLL_TARGETS_CRASH : 0);

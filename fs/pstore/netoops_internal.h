@@ -14,9 +14,9 @@
 
 #include <linux/atomic.h>
 #include <linux/netoops.h>
+#include <linux/netpoll_targets.h>
 #include <linux/types.h>
 
-struct netpoll_target;
 struct netoops_tlv_buf;
 
 /* Room for the user fields of one target in the metadata of a dump. */
@@ -107,8 +107,7 @@ int netoops_put_regs(struct netoops_tlv_buf *b);
 /* netoops_cfs.c */
 int netoops_cfs_init(const char *cmdline_targets);
 void netoops_cfs_exit(void);
-int netoops_for_each_target(int (*fn)(struct netpoll_target *nt, void *data),
-			    void *data, bool crash);
+int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash);
 int netoops_put_userfields(struct netpoll_target *nt,
 			   struct netoops_tlv_buf *b, bool crash);
 

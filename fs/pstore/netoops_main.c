@@ -27,7 +27,7 @@
  *							at any time
  *   rearm, dump (write-only), stats (read-only)		controls
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "netoops: " fmt
 
 #include <linux/kernel.h>
 #include <linux/kmsg_dump.h>
@@ -146,7 +146,7 @@ struct netoops_ctx {
 	struct netoops_txbuf	pstore_tx;
 	struct netoops_txbuf	soft_tx;
 	char			*soft_buf;
-	struct mutex		soft_mutex;
+	struct mutex		soft_mutex;	/* see above: process context only */
 	bool			registered;
 };
 

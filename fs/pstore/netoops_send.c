@@ -42,8 +42,13 @@ static u8 netoops_boot_id[16];
 /* Last dump id handed out; ids strictly increase within a boot. */
 static atomic64_t netoops_last_dump_id;
 
-/* One-shot state: 0 armed, 1 fired.  See netoops_oneshot. */
+/*
+ * One-shot state: 0 armed, 1 fired.  See netoops_oneshot.  The pstore
+ * oops counter of the dump that fired is kept so that its later parts
+ * (pstore may split a dump) still go out.
+ */
 static atomic_t netoops_fired;
+static u32 netoops_fired_count;
 
 void netoops_boot_id_get(u8 out[16])
 {
@@ -227,10 +232,13 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	int ret;
 
 	/* Soft dumps are operator requests: they neither fire nor obey it. */
-	if (netoops_oneshot && d->reason != NETOOPS_REASON_SOFT &&
-	    atomic_cmpxchg(&netoops_fired, 0, 1) != 0) {
-		atomic64_inc(&netoops_stats.skipped);
-		return -EALREADY;
+	if (netoops_oneshot && d->reason != NETOOPS_REASON_SOFT) {
+		if (atomic_cmpxchg(&netoops_fired, 0, 1) == 0) {
+			WRITE_ONCE(netoops_fired_count, d->oops_count);
+		} else if (READ_ONCE(netoops_fired_count) != d->oops_count) {
+			atomic64_inc(&netoops_stats.skipped);
+			return -EALREADY;
+		}
 	}
 
 	netoops_tlv_init(&tx.meta, tb->meta, NETOOPS_META_COMMON_MAX);
