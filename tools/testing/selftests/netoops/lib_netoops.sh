@@ -177,10 +177,12 @@ nl_setup_veth()
 	ip netns add "$NL_NS" || nl_skip "cannot create a network namespace"
 	if [ -n "${NL_WIRE_MACS:-}" ]; then
 		read -r m1 m2 <<< "$NL_WIRE_MACS"
+		# A previous test's namespace hands its NIC back to the initial
+		# namespace asynchronously (cleanup_net): wait for both.
+		nl_wait_for 30 nl__both_macs "$m1" "$m2" ||
+			nl_fail "wired NICs $NL_WIRE_MACS not found: $(ip -br link | tr '\n' ';') netns: $(ip netns list | tr '\n' ' ')"
 		NL_DEV=$(nl__dev_by_mac "$m1")
 		NL_PEER=$(nl__dev_by_mac "$m2")
-		[ -n "$NL_DEV" ] && [ -n "$NL_PEER" ] ||
-			nl_fail "wired NICs $NL_WIRE_MACS not found"
 		NL_WIRED=1
 	else
 		modprobe veth 2>/dev/null || true
@@ -210,6 +212,11 @@ nl_require_netpoll_dev()
 {
 	[ "${NL_WIRED:-0}" = 1 ] ||
 		nl_skip "no netpoll-capable NIC pair (veth refuses netpoll): run in the guest harness (tests/guest/run-kselftests.sh)"
+}
+
+nl__both_macs()
+{
+	[ -n "$(nl__dev_by_mac "$1")" ] && [ -n "$(nl__dev_by_mac "$2")" ]
 }
 
 nl__dev_by_mac()
@@ -354,10 +361,12 @@ nl_listen_stop()
 	NL_LISTEN_PID=""
 }
 
-# nl_cleanup: undo everything nl_* created.  Use as `trap nl_cleanup EXIT`.
+# nl_cleanup [RC]: undo everything nl_* created.  Use as
+# `trap nl_cleanup EXIT`, or from a test's own trap as `nl_cleanup "$rc"`
+# (not after `(exit $rc)`: under set -e that exits before the cleanup).
 nl_cleanup()
 {
-	local rc=$? t
+	local rc=${1:-$?} t
 
 	set +e
 	nl_listen_stop
@@ -371,11 +380,16 @@ nl_cleanup()
 			nl_ns_exec ip link set "$NL_PEER" netns 1 2>/dev/null
 			ip addr flush dev "$NL_DEV" 2>/dev/null
 			ip addr flush dev "$NL_PEER" 2>/dev/null
+			ip link set "$NL_DEV" down 2>/dev/null
+			ip link set "$NL_PEER" down 2>/dev/null
 		else
 			ip link del "$NL_DEV" 2>/dev/null
 		fi
 		ip netns del "$NL_NS" 2>/dev/null
 		NL_NS=""
+		# The next test needs the NIC back in this namespace.
+		[ "${NL_WIRED:-0}" = 1 ] &&
+			nl_wait_for 30 nl__both_macs $NL_WIRE_MACS
 	fi
 	if [ "$NL_FAILED" = 1 ] || [ "$rc" = "$KSFT_FAIL" ]; then
 		echo "# evidence kept in $NL_TMP"
@@ -503,4 +517,29 @@ nl_ncfrag_rebuild()
 		got=$((got + 1))
 	done
 	[ "$cur" = "$total" ] && [ "$got" -ge 2 ]
+}
+
+# nl_reclaim_wired: bring the wired NIC pair back to the initial namespace,
+# unconfigured, if an earlier test died (e.g. killed by its timeout) and
+# left one inside its namespace.  Call before nl_setup_veth.
+nl_reclaim_wired()
+{
+	local ns m d
+
+	[ -r /etc/netoops-wire ] || return 0
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		for m in $(cat /etc/netoops-wire); do
+			d=$(ip netns exec "$ns" sh -c \
+				"grep -l '^$m\$' /sys/class/net/*/address 2>/dev/null" |
+			    head -n 1 | awk -F/ '{print $5}')
+			[ -n "$d" ] || continue
+			nl_log "reclaiming $d ($m) left in namespace $ns"
+			ip netns exec "$ns" ip link set "$d" netns 1 || true
+		done
+	done
+	for m in $(cat /etc/netoops-wire); do
+		d=$(nl__dev_by_mac "$m")
+		[ -n "$d" ] && ip addr flush dev "$d" 2>/dev/null
+	done
+	return 0
 }

@@ -12,6 +12,7 @@ nl_require_cmd ip
 nl_require_module netconsole
 trap nl_cleanup EXIT
 
+nl_reclaim_wired
 nl_setup_veth
 nl_require_netpoll_dev
 nl_configfs

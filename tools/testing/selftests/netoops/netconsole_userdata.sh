@@ -22,6 +22,7 @@ ud_cleanup()
 }
 trap ud_cleanup EXIT
 
+nl_reclaim_wired
 nl_setup_veth
 nl_require_netpoll_dev
 nl_configfs

@@ -127,6 +127,7 @@ check_subsys()
 	nl_log "$s: life cycle ok"
 }
 
+nl_reclaim_wired
 nl_setup_veth
 nl_require_netpoll_dev
 lines=$(dmesg | wc -l)

@@ -34,6 +34,7 @@ nd_cleanup()
 }
 trap nd_cleanup EXIT
 
+nl_reclaim_wired
 nl_setup_veth
 nl_require_netpoll_dev
 nl_configfs
