@@ -16,9 +16,9 @@ ud_cleanup()
 {
 	local rc=$?
 
+	set +e
 	[ -n "$UD" ] && find "$UD" -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + 2>/dev/null
-	(exit "$rc")
-	nl_cleanup
+	nl_cleanup "$rc"
 }
 trap ud_cleanup EXIT
 

@@ -22,6 +22,7 @@ nd_cleanup()
 {
 	local rc=$?
 
+	set +e
 	# Give the NIC back to the next test if we left it unbound.
 	if [ -n "$vdev" ] && [ ! -e "$drv/$vdev" ]; then
 		echo "$vdev" > "$drv/bind" 2>/dev/null
@@ -29,8 +30,7 @@ nd_cleanup()
 		d=$(nl__dev_by_mac "$mac")
 		[ -z "$d" ] || [ "$d" = "$NL_DEV" ] || ip link set "$d" name "$NL_DEV"
 	fi
-	(exit "$rc")
-	nl_cleanup
+	nl_cleanup "$rc"
 }
 trap nd_cleanup EXIT
 
