@@ -6,7 +6,8 @@
 # test's KTAP result on the host.  The project's modules are built for the
 # kernel first and loaded in the guest (netpoll_targets, netconsole,
 # netoops); when they do not build, the guest gets Debian's netconsole and
-# the run says so loudly.  Exit: 0 when nothing failed.
+# the run says so loudly.  GH_KSFT_TESTS="a.sh b.sh" runs only those.
+# Exit: 0 when nothing failed.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -33,10 +34,10 @@ if [ "$MODS" = project ]; then
 	g_load_project || echo "# project modules failed to load: dependent tests will skip"
 fi
 lsmod | sed 's/^/# lsmod: /'
-/ksft/run_ktap
+/ksft/run_ktap ${KSFT_TESTS:-}
 GUEST
 
-GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 1200 || rc=$?
+GH_ENV_KSFT_TESTS=${GH_KSFT_TESTS:-} GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 1200 || rc=$?
 rc=${rc:-0}
 results=$(gh_results "$name")
 grc=$(gh_guest_rc "$name")
