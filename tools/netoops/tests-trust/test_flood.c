@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile input against netoopsd, as a black box: while one real dump
+ * arrives, 64 sockets (64 source ports) flood the daemon with garbage,
+ * oversized, truncated, corrupt-checksum and forged datagrams (well-formed
+ * copies of the real dump's datagrams with altered content and a valid
+ * checksum), plus "openers" (first datagrams of fake 1000-datagram dumps
+ * from fresh boot_ids, to use up the reassembly budget).  Then:
+ *  - the real dump is stored complete and byte-exact (the daemon's
+ *    timeout is longer than the flood, so forged copies that arrive after
+ *    completion hit the reassembler's memory of the dump, see "Replay" in
+ *    the format spec);
+ *  - nothing else is stored while the test looks (the openers' fake dumps
+ *    stay open for the 30 s timeout; netoopsd has no keys configured, so at
+ *    exit it stores them as partial dumps: only a MAC key would refuse
+ *    them, see netoops_auth_check());
+ *  - the Prometheus counters account for every bad datagram by reason;
+ *  - netoopsd's peak RSS (VmHWM) stays within the bound the admin guide
+ *    documents: max-memory + 2 x pending-bytes + 16 MiB per finisher, plus
+ *    a fixed allowance for the program, libraries, threads and socket
+ *    buffers (FLOOD_BASE_MIB).
+ *
+ * Environment: NETOOPSD, NETOOPS_CLI.  All traffic to 127.0.0.1.  Every
+ * wait is for a condition with a deadline.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "netoops_decode.h"
+#include "netoops_enc.h"
+
+#define DEADLINE_MS	60000
+#define NSOCK		64
+#define ROUNDS		3000
+#define MAX_PACKET	2048
+#define MAX_MEMORY_MIB	16
+#define PENDING_MIB	16
+#define FINISHERS	2
+#define FLOOD_BASE_MIB	64
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000000 };
+
+	nanosleep(&ts, NULL);	/* poll interval of a condition wait */
+}
+
+static uint64_t rng = 0x6a09e667f3bcc908ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ull;
+}
+
+struct daemon {
+	char dir[64], db[128], ready[128];
+	pid_t pid;
+	int port, mport;
+};
+
+static void start(struct daemon *d)
+{
+	const char *bin = getenv("NETOOPSD");
+	uint64_t end = now_ms() + DEADLINE_MS;
+	char mm[32], pb[32], fin[16], mp[16];
+	FILE *f;
+
+	assert_non_null(bin);
+	strcpy(d->dir, "/tmp/netoops-flood-XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(d->db, sizeof(d->db), "%s/n.db", d->dir);
+	snprintf(d->ready, sizeof(d->ready), "%s/ready", d->dir);
+	snprintf(mm, sizeof(mm), "%dM", MAX_MEMORY_MIB);
+	snprintf(pb, sizeof(pb), "%dM", PENDING_MIB);
+	snprintf(fin, sizeof(fin), "%d", FINISHERS);
+	snprintf(mp, sizeof(mp), "%d", MAX_PACKET);
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	if (!d->pid) {
+		const char *argv[] = {
+			bin, "--listen", "127.0.0.1", "--port", "0",
+			"--db", d->db, "--ready-file", d->ready,
+			"--metrics-listen", "127.0.0.1:0", "--workers", "2",
+			"--sync", "normal", "--timeout-ms", "30000",
+			"--max-packet", mp, "--max-memory", mm,
+			"--pending-bytes", pb, "--finishers", fin,
+			"--rcvbuf", "32M", NULL
+		};
+
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	while (!(f = fopen(d->ready, "r"))) {
+		int st;
+
+		assert_int_equal(waitpid(d->pid, &st, WNOHANG), 0);
+		assert_true(now_ms() < end);
+		nap();
+	}
+	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", &d->port,
+				&d->mport), 2);
+	fclose(f);
+}
+
+static void stop(struct daemon *d)
+{
+	char cmd[160];
+	int st;
+
+	assert_int_equal(kill(d->pid, SIGTERM), 0);
+	assert_int_equal(waitpid(d->pid, &st, 0), d->pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Value of one sample in GET /metrics (-1 if absent). */
+static double metric(const struct daemon *d, const char *name)
+{
+	static char buf[1 << 17];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const char *req = "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n";
+	size_t len = 0, nl = strlen(name);
+	ssize_t n;
+	char *p;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons((uint16_t)d->mport);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf; (p = strstr(p, name)); p++)
+		if ((p == buf || p[-1] == '\n') && p[nl] == ' ')
+			return strtod(p + nl, NULL);
+	return -1;
+}
+
+static double drops(const struct daemon *d, const char *reason)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name),
+		 "netoops_packets_dropped_total{reason=\"%s\"}", reason);
+	return metric(d, name);
+}
+
+static long vm_hwm_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static void send_to(int fd, int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)len);
+}
+
+static void fix_crc(uint8_t *p, size_t len)
+{
+	uint32_t c;
+
+	memset(p + 48, 0, 4);
+	c = netoops_crc32(p, len);
+	p[48] = (uint8_t)c;
+	p[49] = (uint8_t)(c >> 8);
+	p[50] = (uint8_t)(c >> 16);
+	p[51] = (uint8_t)(c >> 24);
+}
+
+struct counts {
+	unsigned long garbage, oversized, truncated, checksum, forged, real;
+	unsigned long openers;
+};
+
+static const char alphabet[] = "0123456789abcdef CPU: RIP: Call Trace:\n";
+static pid_t daemon_pid;
+
+/* If the test failed half-way, do not leave the daemon behind. */
+static int teardown(void **state)
+{
+	(void)state;
+	if (daemon_pid > 0 && waitpid(daemon_pid, NULL, WNOHANG) == 0) {
+		kill(daemon_pid, SIGKILL);
+		waitpid(daemon_pid, NULL, 0);
+	}
+	daemon_pid = 0;
+	return 0;
+}
+
+static void test_flood(void **state)
+{
+	static uint8_t pkts[256][MAX_PACKET], bad[4096], log[96 << 10];
+	static uint8_t z[64 << 10], meta[256];
+	static const uint8_t boot[16] = "flood-test-boot";
+	size_t plen[256], npk = 0, zl, i;
+	struct netoops_tlv_buf tb;
+	struct netoops_enc e;
+	struct counts c = { 0 };
+	struct daemon d;
+	z_stream zs = { 0 };
+	int fds[NSOCK], len, r;
+	uint64_t end;
+	double want_processed, bound_kib;
+	long hwm;
+	json_t *list, *dump;
+	json_error_t jerr;
+	char cmd[512];
+	FILE *f;
+	(void)state;
+
+	/* the real dump: a log-like text, deflated raw as pstore does */
+	for (i = 0; i < sizeof(log); i++)
+		log[i] = (uint8_t)alphabet[(rnd() >> 7) %
+					   (sizeof(alphabet) - 1)];
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = log;
+	zs.avail_in = sizeof(log);
+	zs.next_out = z;
+	zs.avail_out = sizeof(z);
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	zl = zs.total_out;
+	deflateEnd(&zs);
+	netoops_tlv_init(&tb, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_PANIC, 1, 1, 0);
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "flood-victim");
+	netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_DEFLATE,
+				     sizeof(log));
+	assert_int_equal(netoops_tlv_error(&tb), 0);
+	assert_int_equal(netoops_enc_init(&e, boot, 77, meta, tb.len, z, zl,
+					  NETOOPS_PKT_DEFAULT), 0);
+	while ((len = netoops_enc_next(&e, pkts[npk], MAX_PACKET)) > 0)
+		plen[npk++] = (size_t)len;
+	assert_true(npk > 10 && npk < 256);
+
+	start(&d);
+	daemon_pid = d.pid;
+	for (i = 0; i < NSOCK; i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		assert_true(fds[i] >= 0);
+	}
+	for (r = 0; r < ROUNDS; r++) {
+		int fd = fds[1 + r % (NSOCK - 1)];
+		size_t n, k;
+
+		/* the real dump, spread over the flood, from socket 0 */
+		if ((size_t)r % (ROUNDS / npk) == 0 &&
+		    (size_t)r / (ROUNDS / npk) < npk) {
+			k = (size_t)r / (ROUNDS / npk);
+			send_to(fds[0], d.port, pkts[k], plen[k]);
+			c.real++;
+		}
+		/* garbage: random bytes, never starting with the magic */
+		n = 1 + rnd() % 1400;
+		for (i = 0; i < n; i++)
+			bad[i] = (uint8_t)rnd();
+		bad[0] = 'X';
+		send_to(fd, d.port, bad, n);
+		c.garbage++;
+		/* oversized: above --max-packet */
+		n = MAX_PACKET + 1 + rnd() % 1000;
+		memset(bad, 0x4e, n);
+		send_to(fd, d.port, bad, n);
+		c.oversized++;
+		/* truncated: a real datagram cut short (not below 56) */
+		k = rnd() % npk;
+		n = 56 + rnd() % (plen[k] - 56);
+		send_to(fd, d.port, pkts[k], n);
+		c.truncated++;
+		/* corrupt: a real datagram with one byte changed */
+		memcpy(bad, pkts[k], plen[k]);
+		bad[56 + rnd() % (plen[k] - 56)] ^= 0x40;
+		send_to(fd, d.port, bad, plen[k]);
+		c.checksum++;
+		/* opener: first datagram of a fake dump from a fresh boot_id
+		 * claiming 1 MiB in 4096 datagrams, to use up the
+		 * reassembly budget (every 6th round)
+		 */
+		if (r % 6 == 0) {
+			struct netoops_enc fe;
+			uint8_t fboot[16];
+			static uint8_t big[1 << 20];
+
+			for (i = 0; i < 16; i++)
+				fboot[i] = (uint8_t)rnd();
+			assert_int_equal(netoops_enc_init(&fe, fboot, 1, NULL,
+					 0, big, 1000 * 256, 256), 0);
+			len = netoops_enc_next(&fe, bad, sizeof(bad));
+			assert_true(len > 0);
+			send_to(fd, d.port, bad, (size_t)len);
+			c.openers++;
+		}
+		/* forged: a datagram of the real dump already sent, content
+		 * altered, checksum valid: must not replace the real one
+		 */
+		if (c.real) {
+			k = rnd() % c.real;
+			memcpy(bad, pkts[k], plen[k]);
+			bad[plen[k] - 1 - rnd() % 8] ^= 0x21;
+			fix_crc(bad, plen[k]);
+			send_to(fd, d.port, bad, plen[k]);
+			c.forged++;
+		}
+	}
+	assert_int_equal(c.real, npk);
+	want_processed = (double)(c.real + c.garbage + c.oversized +
+				  c.truncated + c.checksum + c.forged +
+				  c.openers);
+
+	/* wait until every datagram went through a worker */
+	end = now_ms() + DEADLINE_MS;
+	while (metric(&d, "netoops_packets_received_total") +
+	       metric(&d, "netoops_kernel_drops_total") < want_processed ||
+	       metric(&d, "netoops_dumps_stored_total") < 1) {
+		if (now_ms() > end)
+			fail_msg("received %g stored %g of %g",
+				 metric(&d, "netoops_packets_received_total"),
+				 metric(&d, "netoops_dumps_stored_total"),
+				 want_processed);
+		nap();
+	}
+	print_message("  sent: real %lu garbage %lu oversized %lu truncated "
+		      "%lu checksum %lu forged %lu openers %lu\n", c.real,
+		      c.garbage, c.oversized, c.truncated, c.checksum,
+		      c.forged, c.openers);
+	print_message("  dropped: short %g magic %g oversized %g length %g checksum "
+		      "%g conflict %g; duplicates %g; accepted %g\n",
+		      drops(&d, "short"), drops(&d, "magic"),
+		      drops(&d, "oversized"),
+		      drops(&d, "length"), drops(&d, "checksum"),
+		      drops(&d, "conflict"),
+		      metric(&d, "netoops_packets_duplicate_total"),
+		      metric(&d, "netoops_packets_accepted_total"));
+	assert_true(metric(&d, "netoops_kernel_drops_total") == 0);
+	assert_true(metric(&d, "netoops_packets_received_total") ==
+		    want_processed);
+	/* garbage shorter than a header is "short", the rest "magic" */
+	assert_true(drops(&d, "magic") + drops(&d, "short") == c.garbage);
+	assert_true(drops(&d, "oversized") == c.oversized);
+	assert_true(drops(&d, "length") == c.truncated);
+	assert_true(drops(&d, "checksum") == c.checksum);
+	/* a forged copy is a conflict while the dump is open, a duplicate
+	 * of a completed dump after
+	 */
+	assert_true(drops(&d, "conflict") +
+		    metric(&d, "netoops_packets_duplicate_total") ==
+		    c.forged);
+	print_message("  partial %g complete %g store dups %g open %g\n",
+		      metric(&d, "netoops_dumps_total{state=\"partial\"}"),
+		      metric(&d, "netoops_dumps_total{state=\"complete\"}"),
+		      metric(&d, "netoops_dumps_store_duplicates_total"),
+		      metric(&d, "netoops_open_dumps"));
+	/* openers: accepted until a limit, then dropped by that limit */
+	print_message("  openers %lu: accepted %g, limit_memory %g, "
+		      "limit_dumps %g\n", c.openers,
+		      metric(&d, "netoops_packets_accepted_total") - npk,
+		      drops(&d, "limit_memory"), drops(&d, "limit_dumps"));
+	assert_true(metric(&d, "netoops_packets_accepted_total") - npk +
+		    drops(&d, "limit_memory") + drops(&d, "limit_dumps") +
+		    drops(&d, "limit_source") == c.openers);
+	assert_true(drops(&d, "limit_memory") > 0);
+
+	/* stored once, complete, byte-exact */
+	snprintf(cmd, sizeof(cmd), "%s --db %s --json list",
+		 getenv("NETOOPS_CLI"), d.db);
+	end = now_ms() + DEADLINE_MS;
+	for (;;) {
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		list = json_loadf(f, 0, &jerr);
+		pclose(f);
+		if (list && json_array_size(list) >= 1)
+			break;
+		if (now_ms() > end)
+			fail_msg("`%s`: %s", cmd, list ? "empty" : jerr.text);
+		json_decref(list);
+		nap();
+	}
+	assert_int_equal(json_array_size(list), 1);
+	dump = json_array_get(list, 0);
+	assert_true(json_is_true(json_object_get(dump, "complete")));
+	assert_int_equal(json_string_length(json_object_get(dump, "log")),
+			 sizeof(log));
+	assert_memory_equal(json_string_value(json_object_get(dump, "log")),
+			    log, sizeof(log));
+	json_decref(list);
+
+	hwm = vm_hwm_kib(d.pid);
+	bound_kib = 1024.0 * (MAX_MEMORY_MIB + 2 * PENDING_MIB +
+			      16 * FINISHERS + FLOOD_BASE_MIB);
+	print_message("  netoopsd VmHWM %ld KiB, bound %.0f KiB\n", hwm,
+		      bound_kib);
+	assert_true(hwm > 0 && hwm <= bound_kib);
+	for (i = 0; i < NSOCK; i++)
+		close(fds[i]);
+	stop(&d);
+	daemon_pid = 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_flood, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
