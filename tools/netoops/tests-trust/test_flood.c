@@ -86,6 +86,8 @@ struct daemon {
 	int port, mport;
 };
 
+static const char *extra_args[8];
+
 static void start(struct daemon *d)
 {
 	const char *bin = getenv("NETOOPSD");
@@ -112,9 +114,13 @@ static void start(struct daemon *d)
 			"--sync", "normal", "--timeout-ms", "30000",
 			"--max-packet", mp, "--max-memory", mm,
 			"--pending-bytes", pb, "--finishers", fin,
-			"--rcvbuf", "32M", NULL
+			"--rcvbuf", "32M", NULL, NULL, NULL, NULL, NULL, NULL,
+			NULL
 		};
+		size_t a = sizeof(argv) / sizeof(argv[0]) - 7, i;
 
+		for (i = 0; i < 6 && extra_args[i]; i++)
+			argv[a + i] = extra_args[i];
 		execv(bin, (char **)argv);
 		_exit(127);
 	}
@@ -130,15 +136,21 @@ static void start(struct daemon *d)
 	fclose(f);
 }
 
-static void stop(struct daemon *d)
+static void stop_keep(struct daemon *d)
 {
-	char cmd[160];
 	int st;
 
 	assert_int_equal(kill(d->pid, SIGTERM), 0);
 	assert_int_equal(waitpid(d->pid, &st, 0), d->pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void stop(struct daemon *d)
+{
+	char cmd[160];
+
+	stop_keep(d);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -446,10 +458,215 @@ static void test_flood(void **state)
 	daemon_pid = 0;
 }
 
+static const uint8_t flood_key[32] = "flood test key, 32 bytes long.!";
+static const char flood_key_hex[] =
+	"7:666c6f6f642074657374206b65792c203332206279746573206c6f6e672e2100";
+static const uint8_t wrong_key[32] = "not the key the collector has!!";
+
+/* All the datagrams of a signed dump with FEC, by encoder options. */
+static size_t encode_signed(uint8_t pkts[][MAX_PACKET], size_t *plen,
+			    const uint8_t *key, uint32_t key_id,
+			    const uint8_t boot[16], const void *z, size_t zl)
+{
+	static uint8_t scratch[NETOOPS_ENC_FEC_SCRATCH(4, NETOOPS_PKT_DEFAULT)];
+	static uint8_t meta[128];
+	struct netoops_key k = { key, 32 };
+	struct netoops_enc_opts o = {
+		.max_pkt = NETOOPS_PKT_DEFAULT, .mac = netoops_hmac,
+		.mac_ctx = &k, .key_id = key_id, .fec_k = 8, .fec_m = 4,
+		.scratch = scratch, .scratch_len = sizeof(scratch),
+	};
+	struct netoops_tlv_buf tb;
+	struct netoops_enc e;
+	size_t n = 0;
+	int len;
+
+	netoops_tlv_init(&tb, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_OOPS, 1, 1, 0);
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "signed-host");
+	netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_NONE, 0);
+	assert_int_equal(netoops_enc_init_opts(&e, boot, 5, meta, tb.len, z,
+					       zl, &o), 0);
+	while ((len = netoops_enc_next(&e, pkts[n], MAX_PACKET)) > 0)
+		plen[n++] = (size_t)len;
+	assert_true(len == 0);
+	return n;
+}
+
+/*
+ * netoopsd with a key and --require-auth: a signed dump with parity arrives
+ * with two datagrams lost (rebuilt from parity), among unsigned, wrongly
+ * signed, unknown-key, altered and replayed datagrams from many ports.
+ * Each is counted under its reason and nothing of them is stored.
+ */
+static void test_auth(void **state)
+{
+	static uint8_t pkts[128][MAX_PACKET], bad[4][128][MAX_PACKET];
+	static uint8_t text[20000], buf[MAX_PACKET];
+	static const uint8_t boot[16] = "signed-boot-0001";
+	static const uint8_t fboot[16] = "forger-boot-0002";
+	size_t plen[128], blen[4][128], n, nb[4], i, j, sent = 0;
+	unsigned long unsigned_n = 0, badmac = 0, unknown = 0, replay = 0;
+	unsigned long altered = 0;
+	struct daemon d;
+	int fds[NSOCK];
+	uint64_t end;
+	json_t *list, *dump;
+	json_error_t jerr;
+	char cmd[512], help[256];
+	FILE *f;
+	(void)state;
+
+	snprintf(help, sizeof(help), "%s --help 2>&1", getenv("NETOOPSD"));
+	f = popen(help, "r");
+	assert_non_null(f);
+	j = 0;
+	while (fgets(cmd, sizeof(cmd), f))
+		j |= strstr(cmd, "--key") != NULL;
+	pclose(f);
+	if (!j) {
+		print_message("  SKIP: this netoopsd has no --key option "
+			      "(MAC keys not integrated)\n");
+		skip();
+	}
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)alphabet[(rnd() >> 9) %
+					    (sizeof(alphabet) - 1)];
+	n = encode_signed(pkts, plen, flood_key, 7, boot, text, sizeof(text));
+	/* the forgeries: unsigned, wrong key, unknown key id */
+	{
+		struct netoops_enc e;
+		uint8_t meta[64];
+		struct netoops_tlv_buf tb;
+		int len;
+
+		netoops_tlv_init(&tb, meta, sizeof(meta));
+		netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_OOPS, 1, 1, 0);
+		assert_int_equal(netoops_enc_init(&e, fboot, 9, meta, tb.len,
+						  text, sizeof(text),
+						  NETOOPS_PKT_DEFAULT), 0);
+		nb[0] = 0;
+		while ((len = netoops_enc_next(&e, bad[0][nb[0]],
+					       MAX_PACKET)) > 0)
+			blen[0][nb[0]++] = (size_t)len;
+	}
+	nb[1] = encode_signed(bad[1], blen[1], wrong_key, 7, fboot, text,
+			      sizeof(text));
+	nb[2] = encode_signed(bad[2], blen[2], flood_key, 8, fboot, text,
+			      sizeof(text));
+
+	extra_args[0] = "--key";
+	extra_args[1] = flood_key_hex;
+	extra_args[2] = "--require-auth";
+	extra_args[3] = NULL;
+	start(&d);
+	extra_args[0] = NULL;
+	daemon_pid = d.pid;
+	for (i = 0; i < NSOCK; i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		assert_true(fds[i] >= 0);
+	}
+	for (i = 0; i < n; i++) {
+		int fd = fds[1 + i % (NSOCK - 1)];
+
+		/* datagrams 1 and 3 are lost: parity rebuilds them */
+		if (i != 1 && i != 3) {
+			send_to(fds[0], d.port, pkts[i], plen[i]);
+			sent++;
+		}
+		for (j = 0; j < 3; j++) {
+			size_t k = i % nb[j];
+
+			send_to(fd, d.port, bad[j][k], blen[j][k]);
+		}
+		unsigned_n++;
+		badmac++;
+		unknown++;
+		/* altered: a signed datagram with one bit flipped and the
+		 * checksum recomputed
+		 */
+		memcpy(buf, pkts[i], plen[i]);
+		buf[56 + rnd() % (plen[i] - 56 - 24)] ^= 0x08;
+		fix_crc(buf, plen[i]);
+		send_to(fd, d.port, buf, plen[i]);
+		altered++;
+	}
+	/* replays of the whole (completed) dump from other ports */
+	end = now_ms() + DEADLINE_MS;
+	while (metric(&d, "netoops_dumps_stored_total") < 1) {
+		assert_true(now_ms() < end);
+		nap();
+	}
+	for (i = 0; i < n; i++)
+		if (!(pkts[i][7] & (NETOOPS_F_PARITY >> 8))) {	/* data */
+			send_to(fds[2 + i % (NSOCK - 2)], d.port, pkts[i],
+				plen[i]);
+			replay++;
+		}
+	while (metric(&d, "netoops_packets_received_total") <
+	       (double)(sent + unsigned_n + badmac + unknown + altered +
+			replay)) {
+		assert_true(now_ms() < end);
+		nap();
+	}
+	print_message("  sent %zu of %zu signed; unsigned %lu, wrong key "
+		      "%lu, unknown key %lu, altered %lu, replayed %lu\n",
+		      sent, n, unsigned_n, badmac, unknown, altered, replay);
+	print_message("  dropped: unsigned %g bad_mac %g unknown_key %g "
+		      "replay %g; accepted %g\n", drops(&d, "unsigned"),
+		      drops(&d, "bad_mac"), drops(&d, "unknown_key"),
+		      drops(&d, "replay"),
+		      metric(&d, "netoops_packets_accepted_total"));
+	assert_true(drops(&d, "unsigned") == unsigned_n);
+	/* an altered datagram fails its MAC (or, if the flipped bit breaks
+	 * its structure, the decoder): wrong-key ones fail their MAC
+	 */
+	assert_true(drops(&d, "bad_mac") >= badmac);
+	assert_true(drops(&d, "bad_mac") + drops(&d, "tlv_truncated") +
+		    drops(&d, "tlv_critical_unknown") + drops(&d, "flags") +
+		    drops(&d, "length") + drops(&d, "index") +
+		    drops(&d, "tlv_value") + drops(&d, "payload_range") +
+		    drops(&d, "tlv_short") + drops(&d, "parity") +
+		    drops(&d, "hdr_len") + drops(&d, "version") +
+		    drops(&d, "magic") + drops(&d, "compression") +
+		    drops(&d, "tlv_duplicate") ==
+		    badmac + altered);
+	assert_true(drops(&d, "unknown_key") == unknown);
+	assert_true(drops(&d, "replay") == replay);
+	assert_true(metric(&d, "netoops_kernel_drops_total") == 0);
+
+	for (i = 0; i < NSOCK; i++)
+		close(fds[i]);
+	snprintf(cmd, sizeof(cmd), "%s --db %s --json list",
+		 getenv("NETOOPS_CLI"), d.db);
+	stop_keep(&d);	/* flushes: nothing forged may be stored either */
+	daemon_pid = 0;
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	list = json_loadf(f, 0, &jerr);
+	pclose(f);
+	if (!list)
+		fail_msg("%s: %s", cmd, jerr.text);
+	assert_int_equal(json_array_size(list), 1);
+	dump = json_array_get(list, 0);
+	assert_true(json_is_true(json_object_get(dump, "complete")));
+	assert_string_equal(json_string_value(json_object_get(dump,
+							      "hostname")),
+			    "signed-host");
+	assert_int_equal(json_string_length(json_object_get(dump, "log")),
+			 sizeof(text));
+	assert_memory_equal(json_string_value(json_object_get(dump, "log")),
+			    text, sizeof(text));
+	json_decref(list);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d.dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_flood, teardown),
+		cmocka_unit_test_teardown(test_auth, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
