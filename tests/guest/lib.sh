@@ -339,6 +339,8 @@ gh_boot()
 	local run=$GH_OUT/runs/$name base accel rc=0 v
 
 	shift $(( $# < 5 ? $# : 5 ))
+	# tree kernels (GH_KERNEL_DIR) may be debug kernels, several times slower
+	gh__tree_kernel "$ver" && tmo=$(( tmo * ${GH_TREE_TIMEOUT_SCALE:-5} ))
 	base=$GH_OUT/initramfs-$ver/base.cpio.gz
 	[ -f "$base" ] || gh_initramfs "$ver" >/dev/null
 	rm -rf "$run"
