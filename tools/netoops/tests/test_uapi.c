@@ -66,6 +66,22 @@ SIZE(netoops_payload_info, 8);
 AT(netoops_payload_info, compression, 0);
 AT(netoops_payload_info, orig_len, 4);
 
+SIZE(netoops_mac, 20);
+AT(netoops_mac, key_id, 0);
+AT(netoops_mac, mac, 4);
+
+SIZE(netoops_parity, 8);
+AT(netoops_parity, first, 0);
+AT(netoops_parity, k, 2);
+AT(netoops_parity, m, 3);
+AT(netoops_parity, row, 4);
+AT(netoops_parity, reserved, 5);
+AT(netoops_parity, coded_len, 6);
+static_assert((NETOOPS_F_AUTH | NETOOPS_F_PARITY) & NETOOPS_F_CRITICAL_MASK &&
+	      !((NETOOPS_F_AUTH | NETOOPS_F_PARITY) & NETOOPS_F_INFO_MASK),
+	      "AUTH and PARITY must be critical flags");
+static_assert(NETOOPS_F_FEC & NETOOPS_F_INFO_MASK, "FEC is informational");
+
 /* Register orders are part of the format. */
 static_assert(NETOOPS_X86_64_REG_RIP == 16, "x86_64 rip index");
 static_assert(NETOOPS_X86_64_NR_REGS == 21, "x86_64 register count");
