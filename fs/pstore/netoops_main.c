@@ -265,37 +265,51 @@ static ssize_t netoops_pstore_read(struct pstore_record *record)
 {
 	struct netoops_slot *slot;
 	unsigned long flags;
-	ssize_t size;
+	unsigned int tries;
+	size_t size;
 	void *buf;
+	u64 id;
 
-	/* Allocate outside the lock, for the largest record. */
-	buf = kmalloc(record_size, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	/*
+	 * Peek at the size, allocate outside the lock, copy if the record is
+	 * still the same; a writer may have recycled the slot meanwhile.
+	 */
+	for (tries = 0; tries < 3; tries++) {
+		raw_spin_lock_irqsave(&netoops_ctx.ring_lock, flags);
+		slot = netoops_ring_next(netoops_ctx.read_pos);
+		id = slot ? slot->id : 0;
+		size = slot ? slot->size : 0;
+		raw_spin_unlock_irqrestore(&netoops_ctx.ring_lock, flags);
+		if (!id)
+			return 0;
 
-	raw_spin_lock_irqsave(&netoops_ctx.ring_lock, flags);
-	slot = netoops_ring_next(netoops_ctx.read_pos);
-	if (!slot) {
+		buf = kmalloc(max_t(size_t, size, 1), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+
+		raw_spin_lock_irqsave(&netoops_ctx.ring_lock, flags);
+		slot = netoops_ring_next(netoops_ctx.read_pos);
+		if (slot && slot->id == id && slot->size == size) {
+			netoops_ctx.read_pos = slot->id;
+			memcpy(buf, slot->data, size);
+			record->type = PSTORE_TYPE_DMESG;
+			record->id = slot->id;
+			record->reason = slot->reason;
+			record->count = slot->count;
+			record->part = slot->part;
+			record->compressed = slot->compressed;
+			record->time = slot->time;
+			record->ecc_notice_size = 0;
+			raw_spin_unlock_irqrestore(&netoops_ctx.ring_lock,
+						   flags);
+			record->buf = buf;
+			record->size = size;
+			return size;
+		}
 		raw_spin_unlock_irqrestore(&netoops_ctx.ring_lock, flags);
 		kfree(buf);
-		return 0;
 	}
-	netoops_ctx.read_pos = slot->id;
-	memcpy(buf, slot->data, slot->size);
-	record->type = PSTORE_TYPE_DMESG;
-	record->id = slot->id;
-	record->reason = slot->reason;
-	record->count = slot->count;
-	record->part = slot->part;
-	record->compressed = slot->compressed;
-	record->time = slot->time;
-	record->ecc_notice_size = 0;
-	size = slot->size;
-	raw_spin_unlock_irqrestore(&netoops_ctx.ring_lock, flags);
-
-	record->buf = buf;
-	record->size = size;
-	return size;
+	return -EAGAIN;
 }
 
 static int netoops_pstore_erase(struct pstore_record *record)
@@ -340,6 +354,11 @@ static int netoops_soft_dump(void)
 	int ret;
 
 	mutex_lock(&netoops_ctx.soft_mutex);
+	/* Parameters outlive module_exit(): refuse once torn down. */
+	if (!netoops_ctx.registered) {
+		mutex_unlock(&netoops_ctx.soft_mutex);
+		return -ENODEV;
+	}
 	kmsg_dump_rewind(&iter);
 	kmsg_dump_get_buffer(&iter, true, netoops_ctx.soft_buf, record_size,
 			     &len);
@@ -363,8 +382,6 @@ static int netoops_dump_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (!go)
 		return 0;
-	if (!netoops_ctx.registered)
-		return -ENODEV;
 	return netoops_soft_dump();
 }
 
@@ -462,8 +479,10 @@ static int netoops_check_params(void)
 		pr_err("records=%u: at most %u\n", records, NETOOPS_RECORDS_MAX);
 		return -EINVAL;
 	}
-	if (record_size < 4096 || record_size > (64UL << 20)) {
-		pr_err("record_size=%lu: must be 4 KiB to 64 MiB\n", record_size);
+	/* read() hands pstore a kmalloc()ed copy: stay within its limit. */
+	if (record_size < 4096 || record_size > KMALLOC_MAX_SIZE) {
+		pr_err("record_size=%lu: must be 4096 to %lu bytes\n",
+		       record_size, (unsigned long)KMALLOC_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (max_reason < KMSG_DUMP_PANIC || max_reason >= KMSG_DUMP_MAX) {
@@ -547,7 +566,9 @@ static int __init netoops_init(void)
 		       ret);
 		goto out_cfs_exit;
 	}
+	mutex_lock(&netoops_ctx.soft_mutex);
 	netoops_ctx.registered = true;
+	mutex_unlock(&netoops_ctx.soft_mutex);
 	pr_info("registered: record_size %lu, %u records in RAM, max_reason %d\n",
 		record_size, records, max_reason);
 	return 0;
@@ -574,8 +595,10 @@ out:
 
 static void __exit netoops_exit(void)
 {
-	pstore_unregister(&netoops_ctx.pstore);
+	mutex_lock(&netoops_ctx.soft_mutex);
 	netoops_ctx.registered = false;
+	mutex_unlock(&netoops_ctx.soft_mutex);
+	pstore_unregister(&netoops_ctx.pstore);
 	netoops_cfs_exit();
 	netoops_regs_exit();
 	netoops_txbuf_free(&netoops_ctx.soft_tx);
