@@ -37,7 +37,7 @@ lsmod | sed 's/^/# lsmod: /'
 /ksft/run_ktap ${KSFT_TESTS:-}
 GUEST
 
-GH_ENV_KSFT_TESTS=${GH_KSFT_TESTS:-} GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 1200 || rc=$?
+GH_ENV_KSFT_TESTS=${GH_KSFT_TESTS:-} GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 2400 || rc=$?
 rc=${rc:-0}
 results=$(gh_results "$name")
 grc=$(gh_guest_rc "$name")
