@@ -17,7 +17,7 @@ COLL_STORE := store/store.c store/store_sqlite.c store/record.c sig/signature.c
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
 	  netoopsd-obj/metrics.c
 COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
-COLL_LIBS := -lsqlite3 -ljansson -lz -lpthread
+COLL_LIBS := -lsqlite3 -ljansson -lz -lcrypto -lisal -lpthread
 COLL_D_LIBS := -lmicrohttpd
 COLL_CLI_LIBS := -lpcap
 

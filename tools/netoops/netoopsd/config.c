@@ -22,7 +22,7 @@ enum {
 	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_STORE_QUEUE,
 	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
 	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY, OPT_PENDING_BYTES,
-	OPT_FINISHERS, OPT_FINISH_NICE,
+	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_REQUIRE_AUTH,
 };
 
 static const struct option longopts[] = {
@@ -50,6 +50,8 @@ static const struct option longopts[] = {
 	{ "max-dumps-per-source", required_argument, NULL, OPT_MAX_PER_SOURCE },
 	{ "max-open-dumps", required_argument, NULL, OPT_MAX_DUMPS },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "require-auth", no_argument, NULL, OPT_REQUIRE_AUTH },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -73,6 +75,9 @@ void usage(FILE *f)
 "                             /var/lib/netoops/netoops.db)\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
 "                             by `netoops decode`)\n"
+"      --key ID:HEX           MAC key of key id ID (repeatable); signed\n"
+"                             datagrams must then verify\n"
+"      --require-auth         refuse datagrams without a MAC\n"
 "      --metrics-listen A:P   serve Prometheus metrics at http://A:P/metrics\n"
 "                             (P may be 0: bound port goes to --ready-file)\n"
 "      --metrics-file PATH    write the metrics to PATH every interval and\n"
@@ -173,6 +178,39 @@ static int set_str(char **dst, const char *v)
 }
 
 static int config_file(struct config *c, const char *path);
+
+/* "ID:HEX": a MAC key id and 1..64 key bytes in hex (issue 6). */
+static int add_key(struct config *c, const char *v)
+{
+	struct cfg_key *k;
+	char *end;
+	unsigned long id;
+	size_t i, n;
+
+	if (c->nr_keys >= MAX_KEYS)
+		return -EINVAL;
+	k = &c->keys[c->nr_keys];
+	id = strtoul(v, &end, 0);
+	if (end == v || *end != ':' || id > UINT32_MAX)
+		return -EINVAL;
+	v = end + 1;
+	n = strlen(v);
+	if (!n || n % 2 || n / 2 > sizeof(k->key))
+		return -EINVAL;
+	for (i = 0; i < n / 2; i++) {
+		unsigned int b;
+
+		if (sscanf(v + 2 * i, "%2x", &b) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", v[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", v[2 * i + 1]))
+			return -EINVAL;
+		k->key[i] = (uint8_t)b;
+	}
+	k->id = (uint32_t)id;
+	k->len = n / 2;
+	c->nr_keys++;
+	return 0;
+}
 
 /* Applies one option; the same code serves flags and the config file. */
 static int apply(struct config *c, int opt, const char *v)
@@ -297,6 +335,11 @@ static int apply(struct config *c, int opt, const char *v)
 	case OPT_MAX_MEMORY:
 		NUM(1ull << 40);
 		c->limits.max_bytes_total = n;	/* split in main() */
+		break;
+	case OPT_KEY:
+		return add_key(c, v);
+	case OPT_REQUIRE_AUTH:
+		c->require_auth = true;
 		break;
 	case OPT_CONFIG:
 		return config_file(c, v);

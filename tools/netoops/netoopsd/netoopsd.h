@@ -50,6 +50,8 @@ enum src_key_mode {
 	SRC_KEY_ADDRPORT,	/* source address and port */
 };
 
+#define MAX_KEYS	64
+
 struct config {
 	char *listen[MAX_LISTEN_ADDRS];	/* addresses to bind */
 	int nr_listen;
@@ -73,6 +75,14 @@ struct config {
 	enum src_key_mode src_key;
 	struct netoops_reasm_limits limits;	/* per worker */
 	int verbose;
+	/* MAC keys (--key ID:HEX); with any, signed datagrams must verify */
+	struct cfg_key {
+		uint32_t id;
+		uint8_t key[64];
+		size_t len;
+	} keys[MAX_KEYS];
+	int nr_keys;
+	bool require_auth;		/* --require-auth: refuse unsigned */
 };
 
 /* Reasons a datagram is dropped beyond the decoder's enum netoops_err. */

@@ -107,6 +107,30 @@ static void ptrq_close(struct ptrq *q)
  * changes the source port in the middle of a dump does not split it).
  * Starting with the address lets the record say where a dump came from.
  */
+/* Key ring of --key options, for netoops_auth_check(). */
+static int key_lookup(void *ctx, uint32_t key_id,
+		      const struct netoops_packet *p, struct netoops_key *ret)
+{
+	const struct config *c = ctx;
+	int i;
+
+	(void)p;
+	for (i = 0; i < c->nr_keys; i++)
+		if (c->keys[i].id == key_id) {
+			ret->key = c->keys[i].key;
+			ret->key_len = c->keys[i].len;
+			return 0;
+		}
+	return -ENOKEY;
+}
+
+static int verify_rebuilt(void *ctx, const struct netoops_packet *p)
+{
+	const struct config *c = ctx;
+
+	return netoops_auth_check(p, c->require_auth, key_lookup, ctx, NULL);
+}
+
 static size_t src_key(const struct daemon *d,
 		      const struct sockaddr_storage *ss,
 		      const struct netoops_packet *np, uint8_t *key)
@@ -195,6 +219,13 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 				  NETOOPS_ERR_INVALID]);
 		return;
 	}
+	if ((d->cfg.nr_keys || d->cfg.require_auth) &&
+	    netoops_auth_check(&np, d->cfg.require_auth, key_lookup, &d->cfg,
+			       &why)) {
+		INC(w->st.dropped[why != NETOOPS_OK && why < NETOOPS_ERR__MAX ?
+				  why : NETOOPS_ERR_INVALID]);
+		return;
+	}
 	if (d->archive) {
 		pthread_mutex_lock(&d->archive_lock);
 		fwrite(buf, 1, len, d->archive);
@@ -205,7 +236,10 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 	if (r == NETOOPS_REASM_ACCEPTED) {
 		INC(w->st.accepted);
 	} else if (r == NETOOPS_REASM_DUPLICATE) {
-		INC(w->st.duplicates);
+		if (why == NETOOPS_ERR_REPLAY && d->cfg.nr_keys)
+			INC(w->st.dropped[why]);
+		else
+			INC(w->st.duplicates);
 	} else if (r == NETOOPS_REASM_COMPLETE) {
 		INC(w->st.accepted);
 		finish_dump(w, done);
@@ -368,6 +402,11 @@ int workers_start(struct daemon *d)
 		r = netoops_reasm_new(&lim, &w->reasm);
 		if (r < 0)
 			return r;
+		/* rebuild lost datagrams from parity; check rebuilt MACs */
+		netoops_reasm_enable_fec(w->reasm);
+		if (d->cfg.nr_keys)
+			netoops_reasm_set_verify(w->reasm, verify_rebuilt,
+						 &d->cfg);
 	}
 	for (i = 0; i < d->cfg.workers; i++) {
 		r = pthread_create(&d->workers[i].thread, NULL, worker_main,
