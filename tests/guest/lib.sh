@@ -368,7 +368,7 @@ gh_boot()
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp 1 -no-reboot -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
-		-append "console=ttyS0,115200 panic=1 $append" \
+		-append "console=ttyS0,115200 panic=1 no_timer_check $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
 		-netdev user,id=n0 \
 		-device virtio-net-pci,netdev=n0,mac=$GH_USER_MAC \

@@ -66,7 +66,7 @@ marker="softdump-marker-$NL_TAG"
 nl_kmsg "$marker"
 echo 1 > "$P/dump" || nl_fail "soft dump refused"
 
-nl_wait_for 20 test -n "$(nd_dumps "$NL_TMP/rx")" || nl_fail "no datagram received"
+nl_wait_for 20 nd_have_dumps "$NL_TMP/rx" || nl_fail "no datagram received"
 id=$(nd_dumps "$NL_TMP/rx" | head -n 1)
 nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" ||
 	nl_fail "dump $id incomplete: $(nd_dump_files "$NL_TMP/rx" "$id" | wc -l) datagrams"
@@ -98,7 +98,7 @@ rmdir "$uf/site" || nl_fail "rmdir userfields/site refused"
 nl_listen_stop
 nl_listen_start 6667 "$NL_TMP/rx2" dir
 echo 1 > "$P/dump" || nl_fail "second soft dump refused"
-nl_wait_for 20 test -n "$(nd_dumps "$NL_TMP/rx2")" || nl_fail "second dump not received"
+nl_wait_for 20 nd_have_dumps "$NL_TMP/rx2" || nl_fail "second dump not received"
 id2=$(nd_dumps "$NL_TMP/rx2" | head -n 1)
 nl_wait_for 20 nd_dump_complete "$NL_TMP/rx2" "$id2" || nl_fail "second dump incomplete"
 [ "$id2" != "$id" ] || nl_fail "two dumps share the dump id $id"
