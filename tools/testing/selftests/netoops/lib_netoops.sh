@@ -219,6 +219,13 @@ nl__both_macs()
 	[ -n "$(nl__dev_by_mac "$1")" ] && [ -n "$(nl__dev_by_mac "$2")" ]
 }
 
+# nl_have_dev_by_mac MAC: true once a device with MAC exists (a command, so
+# that nl_wait_for re-evaluates it on every poll).
+nl_have_dev_by_mac()
+{
+	test -n "$(nl__dev_by_mac "$1")"
+}
+
 nl__dev_by_mac()
 {
 	local d

@@ -92,7 +92,7 @@ nl_log "$sent datagrams sent: $(received) received, $(( $(rcvbuf_errors) - rb0 )
 nl_listen_stop
 nl_listen_start 6667 "$NL_TMP/final" dir
 echo 1 > $P/dump || nl_fail "final soft dump refused"
-nl_wait_for 20 test -n "$(nd_dumps "$NL_TMP/final")" || nl_fail "final dump not received"
+nl_wait_for 20 nd_have_dumps "$NL_TMP/final" || nl_fail "final dump not received"
 id=$(nd_dumps "$NL_TMP/final" | head -n 1)
 nl_wait_for 20 nd_dump_complete "$NL_TMP/final" "$id" || nl_fail "final dump incomplete"
 for f in $(nd_dump_files "$NL_TMP/final" "$id"); do

@@ -47,7 +47,7 @@ nl_kmsg "$marker"
 echo oops_kthread > $CT || nl_fail "crash trigger refused"
 
 # The network copy.
-nl_wait_for 20 test -n "$(nd_dumps "$NL_TMP/rx")" || nl_fail "oops dump not received"
+nl_wait_for 20 nd_have_dumps "$NL_TMP/rx" || nl_fail "oops dump not received"
 id=$(nd_dumps "$NL_TMP/rx" | head -n 1)
 nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" || nl_fail "oops dump $id incomplete"
 for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do

@@ -67,7 +67,7 @@ st_cleanup()
 	# Give the NIC back to the next test if it was left unbound.
 	if [ -n "${vdev:-}" ] && [ -d "${drv:-}" ] && [ ! -e "$drv/$vdev" ]; then
 		echo "$vdev" > "$drv/bind" 2>/dev/null
-		nl_wait_for 10 test -n "$(nl__dev_by_mac "$mac")"
+		nl_wait_for 10 nl_have_dev_by_mac "$mac"
 		d=$(nl__dev_by_mac "$mac")
 		[ -z "$d" ] || [ "$d" = "$NL_DEV" ] || ip link set "$d" name "$NL_DEV"
 	fi
@@ -192,7 +192,7 @@ w_netdev()
 				count netdev unbind-stuck
 			fi
 			echo "$vdev" > "$drv/bind" 2>/dev/null
-			nl_wait_for 10 test -n "$(nl__dev_by_mac "$mac")" &&
+			nl_wait_for 10 nl_have_dev_by_mac "$mac" &&
 				count netdev rebind
 			d=$(nl__dev_by_mac "$mac")
 			[ -z "$d" ] || [ "$d" = "$NL_DEV" ] ||

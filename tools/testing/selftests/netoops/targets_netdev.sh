@@ -26,7 +26,7 @@ nd_cleanup()
 	# Give the NIC back to the next test if we left it unbound.
 	if [ -n "$vdev" ] && [ ! -e "$drv/$vdev" ]; then
 		echo "$vdev" > "$drv/bind" 2>/dev/null
-		nl_wait_for 10 test -n "$(nl__dev_by_mac "$mac")"
+		nl_wait_for 10 nl_have_dev_by_mac "$mac"
 		d=$(nl__dev_by_mac "$mac")
 		[ -z "$d" ] || [ "$d" = "$NL_DEV" ] || ip link set "$d" name "$NL_DEV"
 	fi
@@ -81,7 +81,7 @@ bind()
 	local d
 
 	echo "$vdev" > "$drv/bind" || nl_fail "rebinding $vdev failed"
-	nl_wait_for 10 test -n "$(nl__dev_by_mac "$mac")" || nl_fail "device $mac did not come back"
+	nl_wait_for 10 nl_have_dev_by_mac "$mac" || nl_fail "device $mac did not come back"
 	d=$(nl__dev_by_mac "$mac")
 	[ "$d" = "$NL_DEV" ] || ip link set "$d" name "$NL_DEV"
 }
