@@ -83,7 +83,8 @@ nl_log "$(cat "$NL_TMP/dumper.done") soft dumps ($ndumps sent) during $CYCLES en
 	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors)"
 sent=$(( $(stat_of packets) - p0 ))
 arrived() { echo $(( $(received) + $(rcvbuf_errors) - rb0 )); }
-nl_wait_for 30 test "$(arrived)" -ge "$sent" ||
+all_arrived() { test "$(arrived)" -ge "$sent"; }
+nl_wait_for 30 all_arrived ||
 	nl_fail "$sent datagrams sent, $(received) received, $(( $(rcvbuf_errors) - rb0 )) dropped by full sockets; peer: $(nl_ns_exec ip -s link show "$NL_PEER" | tr '\n' ' ')"
 [ "$(arrived)" = "$sent" ] || nl_fail "$sent datagrams sent, $(arrived) arrived (duplicates?)"
 nl_log "$sent datagrams sent: $(received) received, $(( $(rcvbuf_errors) - rb0 )) dropped by the receiving socket (full)"

@@ -40,11 +40,15 @@ reasons() {
 }
 # A soft dump is a barrier: it is sent after whatever came before it, on
 # the same path, so once it is complete everything earlier has arrived.
+# soft_dumps_above N: more than N soft dumps (reason 7) received so far.
+soft_dumps_above() {
+	test "$(reasons | grep -c '^7$' || true)" -gt "$1"
+}
 barrier() {
 	local n
 	n=$(reasons | grep -c '^7$' || true)
 	echo 1 > $P/dump || nl_fail "soft dump refused"
-	nl_wait_for 20 test "$(reasons | grep -c '^7$' || true)" -gt "$n" ||
+	nl_wait_for 20 soft_dumps_above "$n" ||
 		nl_fail "soft dump (barrier) not received"
 	for id in $(nd_dumps "$NL_TMP/rx"); do
 		nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" ||
