@@ -265,8 +265,13 @@ static ssize_t extended_show(struct config_item *item, char *buf)
 	return sysfs_emit(buf, "%d\n", to_nc(to_netpoll_target(item))->extended);
 }
 
-static ssize_t extended_store(struct config_item *item, const char *buf,
-			      size_t count)
+/*
+ * Store the extended flag, or the release flag if @release, of a target: a
+ * bad value is refused with -EINVAL and the old one kept; -EBUSY while the
+ * target is enabled.
+ */
+static ssize_t nc_flag_store(struct config_item *item, const char *buf,
+			     size_t count, bool release)
 {
 	struct netpoll_target *nt = to_netpoll_target(item);
 	bool val;
@@ -277,9 +282,18 @@ static ssize_t extended_store(struct config_item *item, const char *buf,
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	to_nc(nt)->extended = val;
+	if (release)
+		to_nc(nt)->release = val;
+	else
+		to_nc(nt)->extended = val;
 	netpoll_target_config_unlock(nt);
 	return count;
+}
+
+static ssize_t extended_store(struct config_item *item, const char *buf,
+			      size_t count)
+{
+	return nc_flag_store(item, buf, count, false);
 }
 
 static ssize_t release_show(struct config_item *item, char *buf)
@@ -290,18 +304,7 @@ static ssize_t release_show(struct config_item *item, char *buf)
 static ssize_t release_store(struct config_item *item, const char *buf,
 			     size_t count)
 {
-	struct netpoll_target *nt = to_netpoll_target(item);
-	bool val;
-	int err;
-
-	if (kstrtobool(buf, &val))
-		return -EINVAL;
-	err = netpoll_target_config_lock(nt);
-	if (err)
-		return err;
-	to_nc(nt)->release = val;
-	netpoll_target_config_unlock(nt);
-	return count;
+	return nc_flag_store(item, buf, count, true);
 }
 
 CONFIGFS_ATTR(, extended);

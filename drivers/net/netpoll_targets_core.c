@@ -324,8 +324,13 @@ static ssize_t local_port_show(struct config_item *item, char *buf)
 	return sysfs_emit(buf, "%u\n", to_netpoll_target(item)->np.local_port);
 }
 
-static ssize_t local_port_store(struct config_item *item, const char *buf,
-				size_t count)
+/*
+ * Store a port of @item's netpoll: parse first, so that a bad value is
+ * refused with -EINVAL and the old one kept, then write under the config
+ * lock (-EBUSY while enabled).
+ */
+static ssize_t npt_port_store(struct config_item *item, const char *buf,
+			      size_t count, bool remote)
 {
 	struct netpoll_target *nt = to_netpoll_target(item);
 	u16 port;
@@ -336,9 +341,18 @@ static ssize_t local_port_store(struct config_item *item, const char *buf,
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	nt->np.local_port = port;
+	if (remote)
+		nt->np.remote_port = port;
+	else
+		nt->np.local_port = port;
 	netpoll_target_config_unlock(nt);
 	return count;
+}
+
+static ssize_t local_port_store(struct config_item *item, const char *buf,
+				size_t count)
+{
+	return npt_port_store(item, buf, count, false);
 }
 
 static ssize_t remote_port_show(struct config_item *item, char *buf)
@@ -349,18 +363,7 @@ static ssize_t remote_port_show(struct config_item *item, char *buf)
 static ssize_t remote_port_store(struct config_item *item, const char *buf,
 				 size_t count)
 {
-	struct netpoll_target *nt = to_netpoll_target(item);
-	u16 port;
-	int err;
-
-	if (npt_parse_port(buf, &port))
-		return -EINVAL;
-	err = netpoll_target_config_lock(nt);
-	if (err)
-		return err;
-	nt->np.remote_port = port;
-	netpoll_target_config_unlock(nt);
-	return count;
+	return npt_port_store(item, buf, count, true);
 }
 
 /*
