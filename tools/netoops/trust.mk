@@ -2,8 +2,10 @@
 #
 # Hostile-input test of netoopsd as a black box (tests-trust/): a flood of
 # garbage, oversized, truncated, corrupt and forged datagrams from 64 source
-# ports while a real dump arrives.  Runs the optimised netoopsd (so that its
-# RSS is the production one); the test itself is built with ASan+UBSan.
+# ports while a real dump arrives; then, with --key/--require-auth, unsigned,
+# wrong-key, unknown-key, altered and replayed datagrams, each counted under
+# its reason.  Runs the optimised netoopsd (so that its RSS is the production
+# one); the test itself is built with ASan+UBSan.
 #
 # Check: trust-flood
 
