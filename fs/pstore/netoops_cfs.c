@@ -6,6 +6,9 @@
  *   /sys/kernel/config/netoops/
  *   `-- <target>/			mkdir: a new target (netpoll_targets)
  *       |-- enabled, dev_name, remote_ip, remote_port, ...
+ *       |-- auth_key			0200: "ID:HEX" sets the MAC key, ""
+ *       |				  or "none" removes it; never readable
+ *       |-- auth_key_id			0444: the key id, or "none"
  *       `-- userfields/		default group of every target
  *           `-- <key>/			mkdir: a new field; key must match
  *               `-- value		  [A-Za-z0-9_.-]{1,63}
@@ -22,11 +25,24 @@
  * The fields of one target together take at most NETOOPS_USERFIELDS_BUDGET
  * bytes on the wire, so they always fit in the first datagram: a mkdir or
  * a value that would exceed it is refused with -ENOSPC.
+ *
+ * With a key, every datagram sent to the target carries a NETOOPS_TLV_MAC:
+ * HMAC-SHA256 truncated to 16 bytes (include/uapi/linux/netoops.h).  The
+ * key is written as netoopsd's --key takes it, "ID:HEX": a key id (u32,
+ * decimal or 0x-hex) and 16 to 64 key bytes in hex.  A bad value is
+ * refused with -EINVAL and the old key kept; any change while the target
+ * is enabled is refused with -EBUSY, like the other sending parameters.
+ * The key never leaves the kernel: it is only kept inside the keyed
+ * crypto transform, whose memory is zeroed when it is freed.
  */
+#include <crypto/hash.h>
+#include <crypto/sha2.h>
 #include <linux/configfs.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/netpoll_targets.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -36,6 +52,19 @@
 #include "netoops_internal.h"
 
 /**
+ * struct netoops_auth - the MAC key of a target, ready for the crash path
+ * @tfm:	hmac(sha256-generic) transform, keyed
+ * @desc:	descriptor for @tfm with room for its state, preallocated so
+ *		that computing a MAC allocates nothing
+ * @key_id:	sent in every MAC TLV
+ */
+struct netoops_auth {
+	struct crypto_shash	*tfm;
+	struct shash_desc	*desc;
+	u32			key_id;
+};
+
+/**
  * struct netoops_target_priv - netoops' part of a target
  * @uf_group:	the "userfields" default group
  * @uf_lock:	protects @uf_list, every field's value and @uf_bytes.  A
@@ -43,12 +72,22 @@
  *		fields from any context; they only try it.
  * @uf_list:	the fields, in creation order
  * @uf_bytes:	wire bytes the fields take (NETOOPS_TLV_SPACE of each)
+ * @auth:	the MAC key, or NULL.  Replaced only with the set's mutex held
+ *		and the target not enabled (netpoll_target_config_lock()),
+ *		read by senders only while the target is enabled, under the
+ *		set's lock; so a sender never sees it change, and the set's
+ *		lock also gives it the only use of @auth->desc.  Readers
+ *		in process context (auth_key_id) hold @auth_mutex.
+ * @auth_mutex:	held by auth_key while it replaces @auth and by
+ *		auth_key_id while it reads it
  */
 struct netoops_target_priv {
 	struct config_group	uf_group;
 	spinlock_t		uf_lock;	/* see above: crash path trylocks */
 	struct list_head	uf_list;
 	size_t			uf_bytes;
+	struct netoops_auth	*auth;
+	struct mutex		auth_mutex;	/* see above */
 };
 
 /**
@@ -201,11 +240,201 @@ static const struct config_item_type netoops_uf_group_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
+/* ---- MAC key --------------------------------------------------------- */
+
+static void netoops_auth_free(struct netoops_auth *a)
+{
+	if (!a)
+		return;
+	/* the descriptor holds hash state derived from the key */
+	kfree_sensitive(a->desc);
+	/* frees the keyed context with kfree_sensitive() too */
+	crypto_free_shash(a->tfm);
+	kfree_sensitive(a);
+}
+
+/*
+ * The generic C SHA-256 on purpose: it never touches the FPU, so it is
+ * usable from any context, NMI included (the x86 SIMD drivers fall back to
+ * it there, but may warn in NMI context first).
+ */
+static struct netoops_auth *netoops_auth_alloc(u32 key_id, const u8 *key,
+					       size_t len)
+{
+	struct netoops_auth *a;
+	int err;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	a->key_id = key_id;
+	a->tfm = crypto_alloc_shash("hmac(sha256-generic)", 0, 0);
+	if (IS_ERR(a->tfm)) {
+		err = PTR_ERR(a->tfm);
+		a->tfm = NULL;
+		goto fail;
+	}
+	err = -EINVAL;
+	if (crypto_shash_digestsize(a->tfm) != SHA256_DIGEST_SIZE)
+		goto fail;
+	err = crypto_shash_setkey(a->tfm, key, len);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	a->desc = kzalloc(sizeof(*a->desc) + crypto_shash_descsize(a->tfm),
+			  GFP_KERNEL);
+	if (!a->desc)
+		goto fail;
+	a->desc->tfm = a->tfm;
+	return a;
+fail:
+	netoops_auth_free(a);
+	return ERR_PTR(err);
+}
+
+/*
+ * The MAC callback of the encoder, called in the crash path with the set's
+ * lock held (see &netoops_target_priv.auth).  crypto_shash_digest() on the
+ * preallocated descriptor of a synchronous hmac(sha256-generic) runs plain
+ * C over the caller's buffers: no allocation, no sleeping, no lock, no
+ * FPU; legal in panic, hard-irq and NMI context.
+ */
+static int netoops_auth_mac(void *ctx, const void *buf, size_t len,
+			    u8 mac[NETOOPS_MAC_LEN])
+{
+	struct netoops_auth *a = ctx;
+	u8 full[SHA256_DIGEST_SIZE];
+	int err;
+
+	err = crypto_shash_digest(a->desc, buf, len, full);
+	if (!err)
+		memcpy(mac, full, NETOOPS_MAC_LEN);
+	memzero_explicit(full, sizeof(full));
+	return err;
+}
+
+/**
+ * netoops_target_auth() - sign a target's dumps if it has a key
+ * @nt:		an enabled target, from a netoops_for_each_target() callback
+ * @o:		encoder options: mac, mac_ctx and key_id are set, or left
+ *		as they are when the target has no key
+ *
+ * Context: any, with the targets' lock held.
+ */
+void netoops_target_auth(struct netpoll_target *nt,
+			 struct netoops_enc_opts *o)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+	struct netoops_auth *a = tp->auth;
+
+	if (!a)
+		return;
+	o->mac = netoops_auth_mac;
+	o->mac_ctx = a;
+	o->key_id = a->key_id;
+}
+
+/*
+ * "ID:HEX" -> key id and key bytes; "" or "none" -> no key (*len = 0).
+ * @buf has no NUL necessarily; @count excludes a trailing newline.
+ */
+static int netoops_auth_parse(const char *buf, size_t count, u32 *key_id,
+			      u8 key[NETOOPS_AUTH_KEY_MAX], size_t *len)
+{
+	const char *colon, *hex;
+	char id[16];
+	size_t n;
+
+	*len = 0;
+	if (!count || (count == 4 && !memcmp(buf, "none", 4)))
+		return 0;
+	colon = memchr(buf, ':', count);
+	if (!colon || colon == buf || colon - buf >= sizeof(id))
+		return -EINVAL;
+	memcpy(id, buf, colon - buf);
+	id[colon - buf] = '\0';
+	if (kstrtou32(id, 0, key_id))
+		return -EINVAL;
+	hex = colon + 1;
+	n = count - (hex - buf);
+	if (n % 2 || n / 2 < NETOOPS_AUTH_KEY_MIN ||
+	    n / 2 > NETOOPS_AUTH_KEY_MAX)
+		return -EINVAL;
+	if (hex2bin(key, hex, n / 2)) {
+		memzero_explicit(key, NETOOPS_AUTH_KEY_MAX);
+		return -EINVAL;
+	}
+	*len = n / 2;
+	return 0;
+}
+
+static ssize_t netoops_auth_key_store(struct config_item *item,
+				      const char *buf, size_t count)
+{
+	struct netpoll_target *nt = to_netpoll_target(item);
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+	struct netoops_auth *a = NULL, *old;
+	u8 key[NETOOPS_AUTH_KEY_MAX];
+	size_t n = count, len;
+	u32 key_id = 0;
+	int err;
+
+	if (n && buf[n - 1] == '\n')
+		n--;
+	err = netoops_auth_parse(buf, n, &key_id, key, &len);
+	if (err)
+		return err;
+	if (len) {
+		a = netoops_auth_alloc(key_id, key, len);
+		memzero_explicit(key, sizeof(key));
+		if (IS_ERR(a))
+			return PTR_ERR(a);
+	}
+	err = netpoll_target_config_lock(nt);
+	if (err) {
+		netoops_auth_free(a);
+		return err;
+	}
+	mutex_lock(&tp->auth_mutex);
+	old = tp->auth;
+	tp->auth = a;
+	mutex_unlock(&tp->auth_mutex);
+	netpoll_target_config_unlock(nt);
+	netoops_auth_free(old);
+	return count;
+}
+
+static ssize_t netoops_auth_key_id_show(struct config_item *item, char *buf)
+{
+	struct netpoll_target *nt = to_netpoll_target(item);
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+	ssize_t n;
+
+	mutex_lock(&tp->auth_mutex);
+	if (tp->auth)
+		n = sysfs_emit(buf, "%u\n", tp->auth->key_id);
+	else
+		n = sysfs_emit(buf, "none\n");
+	mutex_unlock(&tp->auth_mutex);
+	return n;
+}
+
+/* Write-only (0200, no show): the key can be set, never read back. */
+CONFIGFS_ATTR_WO(netoops_, auth_key);
+CONFIGFS_ATTR_RO(netoops_, auth_key_id);
+
+static struct configfs_attribute *netoops_target_attrs[] = {
+	&netoops_attr_auth_key,
+	&netoops_attr_auth_key_id,
+	NULL,
+};
+
 static int netoops_nt_init(struct netpoll_target *nt)
 {
 	struct netoops_target_priv *tp = netpoll_target_priv(nt);
 
 	spin_lock_init(&tp->uf_lock);
+	mutex_init(&tp->auth_mutex);
 	INIT_LIST_HEAD(&tp->uf_list);
 	config_group_init_type_name(&tp->uf_group, "userfields",
 				    &netoops_uf_group_type);
@@ -213,14 +442,24 @@ static int netoops_nt_init(struct netpoll_target *nt)
 	return 0;
 }
 
+static void netoops_nt_release(struct netpoll_target *nt)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+
+	netoops_auth_free(tp->auth);
+	tp->auth = NULL;
+}
+
 static const struct netpoll_targets_ops netoops_nt_ops = {
-	.init	= netoops_nt_init,
+	.init		= netoops_nt_init,
+	.release	= netoops_nt_release,
 };
 
 static struct netpoll_targets netoops_targets = {
 	.name			= "netoops",
 	.owner			= THIS_MODULE,
 	.ops			= &netoops_nt_ops,
+	.attrs			= netoops_target_attrs,
 	.priv_size		= sizeof(struct netoops_target_priv),
 	.default_local_port	= NETOOPS_DEFAULT_PORT - 1,
 	.default_remote_port	= NETOOPS_DEFAULT_PORT,

@@ -15,9 +15,18 @@
 #include <linux/atomic.h>
 #include <linux/netoops.h>
 #include <linux/netpoll_targets.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
+struct netoops_enc_opts;
 struct netoops_tlv_buf;
+
+/* Default FEC: k data datagrams, then m parity (bench/loss/RESULTS.txt). */
+#define NETOOPS_FEC_K_DEFAULT		32
+#define NETOOPS_FEC_M_DEFAULT		13
+/* MAC keys: 16 to 64 bytes (a SHA-256 block; longer keys gain nothing). */
+#define NETOOPS_AUTH_KEY_MIN		16
+#define NETOOPS_AUTH_KEY_MAX		64
 
 /* Room for the user fields of one target in the metadata of a dump. */
 #define NETOOPS_USERFIELDS_BUDGET	640
@@ -53,6 +62,17 @@ struct netoops_dump {
  * @meta:	metadata blob, NETOOPS_META_MAX bytes
  * @pkt:	one datagram, @pkt_cap bytes
  * @pkt_cap:	size of @pkt
+ * @fec_lock:	protects @fec, @fec_len, @fec_k and @fec_m.  The sender
+ *		holds it for a whole dump (the crash path only tries it and
+ *		sends without parity if it is busy); netoops_txbuf_set_fec()
+ *		takes it only to swap the pointer, polling with sleeps so that
+ *		it never spins for the length of a dump.  Raw: taken under
+ *		pstore's buf_lock, which is raw on 6.12.
+ * @fec:	FEC scratch, NETOOPS_ENC_FEC_SCRATCH(@fec_m, @pkt_cap) bytes,
+ *		or NULL without FEC
+ * @fec_len:	size of @fec
+ * @fec_k:	data datagrams per parity group, 0 without FEC
+ * @fec_m:	parity datagrams per full group
  *
  * The pstore path and the soft-dump path each own one, so an operator's
  * soft dump never makes a crash wait for a buffer.
@@ -61,6 +81,11 @@ struct netoops_txbuf {
 	u8		*meta;
 	u8		*pkt;
 	size_t		pkt_cap;
+	raw_spinlock_t	fec_lock;	/* see above: crash path trylocks */
+	u8		*fec;
+	size_t		fec_len;
+	unsigned int	fec_k;
+	unsigned int	fec_m;
 };
 
 /**
@@ -72,6 +97,10 @@ struct netoops_txbuf {
  *		down, or left queued when the budget ran out)
  * @skipped:	dumps not sent: one-shot already fired, targets' lock busy,
  *		no enabled target, or metadata that did not fit
+ * @signed_pkts: datagrams sent with a MAC (subset of @packets)
+ * @parity:	parity datagrams sent (subset of @packets)
+ * @fec_busy:	crash dumps sent without parity because the FEC buffer was
+ *		being replaced (fec_k/fec_m written) at that moment
  */
 struct netoops_stats {
 	atomic64_t	dumps;
@@ -79,6 +108,9 @@ struct netoops_stats {
 	atomic64_t	bytes;
 	atomic64_t	errors;
 	atomic64_t	skipped;
+	atomic64_t	signed_pkts;
+	atomic64_t	parity;
+	atomic64_t	fec_busy;
 };
 
 extern struct netoops_stats netoops_stats;
@@ -90,6 +122,8 @@ extern unsigned int netoops_pace_us;
 extern unsigned int netoops_xmit_timeout_us;
 extern unsigned int netoops_dump_timeout_ms;
 extern bool netoops_oneshot;
+extern unsigned int netoops_fec_k;
+extern unsigned int netoops_fec_m;
 
 /* netoops_send.c */
 void netoops_boot_id_get(u8 out[16]);
@@ -98,6 +132,8 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb);
 void netoops_rearm(void);
 int netoops_txbuf_alloc(struct netoops_txbuf *tb);
 void netoops_txbuf_free(struct netoops_txbuf *tb);
+int netoops_txbuf_set_fec(struct netoops_txbuf *tb, unsigned int k,
+			  unsigned int m);
 
 /* netoops_regs.c */
 int netoops_regs_init(void);
@@ -110,5 +146,7 @@ void netoops_cfs_exit(void);
 int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash);
 int netoops_put_userfields(struct netpoll_target *nt,
 			   struct netoops_tlv_buf *b, bool crash);
+void netoops_target_auth(struct netpoll_target *nt,
+			 struct netoops_enc_opts *o);
 
 #endif /* _NETOOPS_INTERNAL_H */

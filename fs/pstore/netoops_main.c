@@ -23,8 +23,8 @@
  *
  * Module parameters (root only):
  *   records, record_size, max_reason, pkt_size, targets	at load time
- *   oneshot, repeat, pace_us, xmit_timeout_us, dump_timeout_ms, boot_id
- *							at any time
+ *   oneshot, repeat, pace_us, xmit_timeout_us, dump_timeout_ms, boot_id,
+ *   fec_k, fec_m					at any time
  *   rearm, dump (write-only), stats (read-only)		controls
  */
 #define pr_fmt(fmt) "netoops: " fmt
@@ -97,6 +97,9 @@ module_param_named(dump_timeout_ms, netoops_dump_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(dump_timeout_ms,
 		 "longest time one dump may take, ms (default 10000)");
 
+unsigned int netoops_fec_k = NETOOPS_FEC_K_DEFAULT;
+unsigned int netoops_fec_m = NETOOPS_FEC_M_DEFAULT;
+
 /**
  * struct netoops_slot - one record kept in RAM
  * @id:		pstore record id, unique within the boot, 0 if free
@@ -133,7 +136,9 @@ struct netoops_slot {
  * @soft_tx:	buffers of the soft-dump path (serialised by @soft_mutex)
  * @soft_buf:	log text of a soft dump, record_size bytes
  * @soft_mutex:	one soft dump at a time; a mutex as it runs in process
- *		context only (the "dump" parameter)
+ *		context only (the "dump" parameter).  Also serialises changes
+ *		of fec_k/fec_m with each other and with init and exit.
+ * @tx_ready:	@pstore_tx and @soft_tx are allocated; under @soft_mutex
  * @registered:	pstore_register() succeeded
  */
 struct netoops_ctx {
@@ -147,6 +152,7 @@ struct netoops_ctx {
 	struct netoops_txbuf	soft_tx;
 	char			*soft_buf;
 	struct mutex		soft_mutex;	/* see above: process context only */
+	bool			tx_ready;
 	bool			registered;
 };
 
@@ -414,19 +420,75 @@ MODULE_PARM_DESC(rearm, "write 1: re-arm one-shot mode");
 static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\n",
+			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\n",
 			  (long long)atomic64_read(&netoops_stats.dumps),
 			  (long long)atomic64_read(&netoops_stats.packets),
 			  (long long)atomic64_read(&netoops_stats.bytes),
 			  (long long)atomic64_read(&netoops_stats.errors),
-			  (long long)atomic64_read(&netoops_stats.skipped));
+			  (long long)atomic64_read(&netoops_stats.skipped),
+			  (long long)atomic64_read(&netoops_stats.signed_pkts),
+			  (long long)atomic64_read(&netoops_stats.parity),
+			  (long long)atomic64_read(&netoops_stats.fec_busy));
 }
 
 static const struct kernel_param_ops netoops_stats_ops = {
 	.get	= netoops_stats_get,
 };
 module_param_cb(stats, &netoops_stats_ops, NULL, 0444);
-MODULE_PARM_DESC(stats, "counters: dumps, packets, bytes, errors, skipped");
+MODULE_PARM_DESC(stats,
+		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy");
+
+/*
+ * FEC parameters.  fec_k data datagrams are followed by fec_m parity
+ * datagrams (NETOOPS_F_FEC); fec_k = 0 sends no parity.  A value is
+ * refused with -EINVAL (the old one kept) unless fec_k <= 254 and, when
+ * fec_k > 0, 1 <= fec_m and fec_k + fec_m <= NETOOPS_FEC_MAX.  Once the
+ * module runs, a change reallocates each sender's scratch buffer (see
+ * netoops_txbuf_set_fec()); -ENOMEM keeps the old parameters.
+ */
+static int netoops_fec_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v, k, m;
+	bool is_k = kp->arg == &netoops_fec_k;
+	int ret;
+
+	ret = kstrtouint(val, 0, &v);
+	if (ret)
+		return -EINVAL;
+	mutex_lock(&netoops_ctx.soft_mutex);
+	k = is_k ? v : netoops_fec_k;
+	m = is_k ? netoops_fec_m : v;
+	if (k >= NETOOPS_FEC_MAX || (k && (!m || k + m > NETOOPS_FEC_MAX))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (netoops_ctx.tx_ready) {
+		ret = netoops_txbuf_set_fec(&netoops_ctx.soft_tx, k, m);
+		if (!ret)
+			ret = netoops_txbuf_set_fec(&netoops_ctx.pstore_tx, k, m);
+		if (ret) {
+			/* put the soft path back in line with the params */
+			netoops_txbuf_set_fec(&netoops_ctx.soft_tx,
+					      netoops_fec_k, netoops_fec_m);
+			goto out;
+		}
+	}
+	*(unsigned int *)kp->arg = v;
+out:
+	mutex_unlock(&netoops_ctx.soft_mutex);
+	return ret;
+}
+
+static const struct kernel_param_ops netoops_fec_ops = {
+	.set	= netoops_fec_set,
+	.get	= param_get_uint,
+};
+module_param_cb(fec_k, &netoops_fec_ops, &netoops_fec_k, 0644);
+MODULE_PARM_DESC(fec_k,
+		 "data datagrams per parity group (0 = no FEC, default 32; fec_k + fec_m <= 255)");
+module_param_cb(fec_m, &netoops_fec_ops, &netoops_fec_m, 0644);
+MODULE_PARM_DESC(fec_m,
+		 "parity datagrams per group of fec_k (default 13: any 32 of 45 rebuild the group)");
 
 /* 32 hex digits, or a UUID string; a trailing newline is ignored. */
 static int netoops_boot_id_set_param(const char *val,
@@ -502,6 +564,15 @@ static int netoops_check_params(void)
 	return 0;
 }
 
+static void netoops_tx_free(void)
+{
+	mutex_lock(&netoops_ctx.soft_mutex);
+	netoops_ctx.tx_ready = false;
+	netoops_txbuf_free(&netoops_ctx.soft_tx);
+	netoops_txbuf_free(&netoops_ctx.pstore_tx);
+	mutex_unlock(&netoops_ctx.soft_mutex);
+}
+
 static int __init netoops_init(void)
 {
 	unsigned int i;
@@ -534,12 +605,18 @@ static int __init netoops_init(void)
 			netoops_ctx.slots[i].data =
 				netoops_ctx.ring_mem + i * record_size;
 	}
+	/* Under soft_mutex: fec_k/fec_m may be written meanwhile. */
+	mutex_lock(&netoops_ctx.soft_mutex);
 	ret = netoops_txbuf_alloc(&netoops_ctx.pstore_tx);
+	if (!ret) {
+		ret = netoops_txbuf_alloc(&netoops_ctx.soft_tx);
+		if (ret)
+			netoops_txbuf_free(&netoops_ctx.pstore_tx);
+	}
+	netoops_ctx.tx_ready = !ret;
+	mutex_unlock(&netoops_ctx.soft_mutex);
 	if (ret)
 		goto out_free_ring;
-	ret = netoops_txbuf_alloc(&netoops_ctx.soft_tx);
-	if (ret)
-		goto out_free_pstore_tx;
 
 	ret = netoops_regs_init();
 	if (ret)
@@ -578,9 +655,7 @@ out_cfs_exit:
 out_regs_exit:
 	netoops_regs_exit();
 out_free_soft_tx:
-	netoops_txbuf_free(&netoops_ctx.soft_tx);
-out_free_pstore_tx:
-	netoops_txbuf_free(&netoops_ctx.pstore_tx);
+	netoops_tx_free();
 out_free_ring:
 	vfree(netoops_ctx.ring_mem);
 out_free_slots:
@@ -601,8 +676,7 @@ static void __exit netoops_exit(void)
 	pstore_unregister(&netoops_ctx.pstore);
 	netoops_cfs_exit();
 	netoops_regs_exit();
-	netoops_txbuf_free(&netoops_ctx.soft_tx);
-	netoops_txbuf_free(&netoops_ctx.pstore_tx);
+	netoops_tx_free();
 	vfree(netoops_ctx.ring_mem);
 	kfree(netoops_ctx.slots);
 	vfree(netoops_ctx.soft_buf);

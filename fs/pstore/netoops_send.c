@@ -8,6 +8,10 @@
  * netoops_send_dump()): no allocation, no sleeping, no printk, locks only
  * tried, and every loop bounded -- per datagram by xmit_timeout_us, per
  * dump by dump_timeout_ms.
+ *
+ * Authentication and FEC use only what was prepared in process context:
+ * the target's keyed hmac(sha256) transform and descriptor (netoops_cfs.c)
+ * and the sender's FEC scratch buffer (struct netoops_txbuf).
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
@@ -136,10 +140,27 @@ struct netoops_tx {
 	u64				dump_id;
 	u64				deadline_ns;
 	unsigned int			sent_to;	/* targets reached */
+	unsigned int			fec_k;		/* 0: no parity */
+	unsigned int			fec_m;
+	u8				*fec;
+	size_t				fec_len;
 };
 
 /* Give up on a target after this many datagrams in a row failed. */
 #define NETOOPS_MAX_CONSECUTIVE_ERRORS	4
+
+/* Account for one datagram handed to a device. */
+static void netoops_count_pkt(const u8 *pkt, int len)
+{
+	u16 flags = pkt[6] | (pkt[7] << 8);
+
+	atomic64_inc(&netoops_stats.packets);
+	atomic64_add(len, &netoops_stats.bytes);
+	if (flags & NETOOPS_F_AUTH)
+		atomic64_inc(&netoops_stats.signed_pkts);
+	if (flags & NETOOPS_F_PARITY)
+		atomic64_inc(&netoops_stats.parity);
+}
 
 static size_t netoops_target_pkt_size(struct netpoll_target *nt)
 {
@@ -150,6 +171,45 @@ static size_t netoops_target_pkt_size(struct netpoll_target *nt)
 	if (dev && dev->mtu > hdrs && dev->mtu - hdrs < sz)
 		sz = dev->mtu - hdrs;
 	return max_t(size_t, sz, NETOOPS_PKT_MIN);
+}
+
+/*
+ * Lay the dump out for @nt: common metadata plus the target's user fields,
+ * signed with the target's key if it has one, with parity if FEC is on.
+ * When that does not fit a datagram, the user fields are dropped first,
+ * then the parity; never the dump.
+ */
+static int netoops_target_enc(struct netpoll_target *nt, struct netoops_tx *tx,
+			      struct netoops_enc *enc)
+{
+	struct netoops_enc_opts o = {
+		.max_pkt	= min(netoops_target_pkt_size(nt), tx->tb->pkt_cap),
+		.fec_k		= tx->fec_k,
+		.fec_m		= tx->fec_m,
+		.scratch	= tx->fec,
+		.scratch_len	= tx->fec_len,
+	};
+	int err;
+
+	netoops_target_auth(nt, &o);
+	err = netoops_enc_init_opts(enc, tx->boot_id, tx->dump_id, tx->meta.buf,
+				    tx->meta.len, tx->d->payload, tx->d->len,
+				    &o);
+	if (err != -EMSGSIZE)
+		return err;
+	if (tx->meta.len > tx->common_len) {
+		err = netoops_enc_init_opts(enc, tx->boot_id, tx->dump_id,
+					    tx->meta.buf, tx->common_len,
+					    tx->d->payload, tx->d->len, &o);
+		if (err != -EMSGSIZE)
+			return err;
+	}
+	if (!o.fec_k)
+		return err;
+	o.fec_k = 0;
+	return netoops_enc_init_opts(enc, tx->boot_id, tx->dump_id,
+				     tx->meta.buf, tx->common_len,
+				     tx->d->payload, tx->d->len, &o);
 }
 
 static int netoops_target_dump(struct netpoll_target *nt, void *data)
@@ -171,15 +231,7 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 		tx->meta.err = 0;
 	}
 
-	err = netoops_enc_init(&enc, tx->boot_id, tx->dump_id, tx->meta.buf,
-			       tx->meta.len, tx->d->payload, tx->d->len,
-			       min(netoops_target_pkt_size(nt), tb->pkt_cap));
-	if (err == -EMSGSIZE && tx->meta.len > tx->common_len)
-		err = netoops_enc_init(&enc, tx->boot_id, tx->dump_id,
-				       tx->meta.buf, tx->common_len,
-				       tx->d->payload, tx->d->len,
-				       min(netoops_target_pkt_size(nt),
-					   tb->pkt_cap));
+	err = netoops_target_enc(nt, tx, &enc);
 	if (err) {
 		atomic64_inc(&netoops_stats.errors);
 		return 0;
@@ -198,13 +250,17 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 				    ++bad >= NETOOPS_MAX_CONSECUTIVE_ERRORS)
 					goto out;
 			} else {
+				netoops_count_pkt(tb->pkt, len);
 				bad = 0;
 				any = true;
-				atomic64_inc(&netoops_stats.packets);
-				atomic64_add(len, &netoops_stats.bytes);
 			}
 			if (netoops_pace_us)
 				udelay(netoops_pace_us);
+		}
+		if (len < 0) {
+			/* the MAC failed: better nothing than unsigned */
+			atomic64_inc(&netoops_stats.errors);
+			goto out;
 		}
 	}
 out:
@@ -218,8 +274,9 @@ out:
  * @d:	the dump
  * @tb:	the caller's preallocated buffers
  *
- * Context: any, including panic.  With @d->crash the targets' lock is only
- * tried.  Does not allocate, sleep or print.  Time is bounded by
+ * Context: any, including panic.  With @d->crash the targets' lock and the
+ * FEC buffer's lock are only tried (without the latter the dump goes out
+ * without parity).  Does not allocate, sleep or print.  Time is bounded by
  * dump_timeout_ms (plus one datagram's xmit_timeout_us).
  *
  * Return: number of targets that got at least one datagram, -EALREADY if
@@ -229,6 +286,8 @@ out:
 int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 {
 	struct netoops_tx tx = { .d = d, .tb = tb };
+	unsigned long flags;
+	bool fec_locked;
 	int ret;
 
 	/* Soft dumps are operator requests: they neither fire nor obey it. */
@@ -254,7 +313,23 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	tx.deadline_ns = ktime_get_mono_fast_ns() +
 			 (u64)netoops_dump_timeout_ms * NSEC_PER_MSEC;
 
+	if (d->crash) {
+		fec_locked = raw_spin_trylock_irqsave(&tb->fec_lock, flags);
+		if (!fec_locked)
+			atomic64_inc(&netoops_stats.fec_busy);
+	} else {
+		raw_spin_lock_irqsave(&tb->fec_lock, flags);
+		fec_locked = true;
+	}
+	if (fec_locked && tb->fec) {
+		tx.fec_k = tb->fec_k;
+		tx.fec_m = tb->fec_m;
+		tx.fec = tb->fec;
+		tx.fec_len = tb->fec_len;
+	}
 	ret = netoops_for_each_target(netoops_target_dump, &tx, d->crash);
+	if (fec_locked)
+		raw_spin_unlock_irqrestore(&tb->fec_lock, flags);
 	if (ret < 0 || !tx.sent_to) {
 		atomic64_inc(&netoops_stats.skipped);
 		return ret < 0 ? ret : 0;
@@ -263,22 +338,90 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	return tx.sent_to;
 }
 
+static int netoops_fec_alloc(size_t pkt_cap, unsigned int k, unsigned int m,
+			     u8 **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	if (!k)
+		return 0;
+	*len = NETOOPS_ENC_FEC_SCRATCH(m, pkt_cap);
+	*buf = vzalloc(*len);
+	return *buf ? 0 : -ENOMEM;
+}
+
+/**
+ * netoops_txbuf_alloc() - allocate a sender's buffers
+ * @tb:	the sender's buffers, zeroed or freed before
+ *
+ * Sizes them for pkt_size and, with FEC on, for fec_m parity rows.
+ * Context: process; the caller serialises it with netoops_txbuf_set_fec().
+ *
+ * Return: 0 or -ENOMEM (nothing left allocated).
+ */
 int netoops_txbuf_alloc(struct netoops_txbuf *tb)
 {
+	raw_spin_lock_init(&tb->fec_lock);
 	tb->pkt_cap = netoops_pkt_size;
+	tb->fec_k = netoops_fec_k;
+	tb->fec_m = netoops_fec_m;
 	tb->meta = vzalloc(NETOOPS_META_MAX);
 	tb->pkt = vzalloc(tb->pkt_cap);
-	if (!tb->meta || !tb->pkt) {
+	if (!tb->meta || !tb->pkt ||
+	    netoops_fec_alloc(tb->pkt_cap, tb->fec_k, tb->fec_m, &tb->fec,
+			      &tb->fec_len)) {
 		netoops_txbuf_free(tb);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+/**
+ * netoops_txbuf_free() - free what netoops_txbuf_alloc() allocated
+ * @tb:	the sender's buffers, no longer used by any sender
+ */
 void netoops_txbuf_free(struct netoops_txbuf *tb)
 {
 	vfree(tb->meta);
 	vfree(tb->pkt);
+	vfree(tb->fec);
 	tb->meta = NULL;
 	tb->pkt = NULL;
+	tb->fec = NULL;
+	tb->fec_len = 0;
+}
+
+/**
+ * netoops_txbuf_set_fec() - change the FEC parameters of a sender
+ * @tb:	the sender's buffers
+ * @k:	data datagrams per parity group, 0 to send no parity
+ * @m:	parity datagrams per full group (ignored when @k is 0)
+ *
+ * Allocates the new scratch buffer first, then swaps it in under
+ * @tb->fec_lock and frees the old one, so a sender sees either the old or
+ * the new parameters with a buffer of the matching size, never a mix.  The
+ * lock is polled with short sleeps: a sender may hold it for a whole dump.
+ * Context: process, may sleep.  The caller validated @k and @m and
+ * serialises calls.
+ *
+ * Return: 0, or -ENOMEM with the old parameters kept.
+ */
+int netoops_txbuf_set_fec(struct netoops_txbuf *tb, unsigned int k,
+			  unsigned int m)
+{
+	unsigned long flags;
+	size_t len;
+	u8 *buf;
+
+	if (netoops_fec_alloc(tb->pkt_cap, k, m, &buf, &len))
+		return -ENOMEM;
+	while (!raw_spin_trylock_irqsave(&tb->fec_lock, flags))
+		usleep_range(500, 1000);
+	swap(tb->fec, buf);
+	swap(tb->fec_len, len);
+	tb->fec_k = k;
+	tb->fec_m = k ? m : 0;
+	raw_spin_unlock_irqrestore(&tb->fec_lock, flags);
+	vfree(buf);
+	return 0;
 }

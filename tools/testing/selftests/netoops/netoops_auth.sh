@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# netoops authentication and FEC, kernel side: the per-target auth_key
+# attribute is write-only (mode 0200, reading it fails or returns nothing),
+# bad keys are refused with EINVAL and the old key kept, any change while
+# the target is enabled is refused with EBUSY; a soft dump sent with a key
+# has NETOOPS_F_AUTH and a MAC TLV in every datagram (parity included) that
+# verifies with the key set -- and not with a key that was refused --,
+# computed here with busybox sha256sum (HMAC built by hand from SHA-256, an
+# implementation independent of the kernel's).  Without a key nothing is
+# signed.  fec_k/fec_m: bad values refused with the old kept, parity sent by
+# default, none with fec_k=0.
+source "$(dirname "$0")"/lib_netoops.sh
+source "$(dirname "$0")"/netoops_dump.inc
+
+P=/sys/module/netoops/parameters
+
+nl_require_root
+nl_require_cmd ip od sha256sum stat
+nl_require_module netoops
+fec_k0="" fec_m0=""
+restore_fec()
+{
+	[ -n "$fec_k0" ] || return 0
+	echo 0 > "$P/fec_k" 2>/dev/null
+	echo "$fec_m0" > "$P/fec_m" 2>/dev/null
+	echo "$fec_k0" > "$P/fec_k" 2>/dev/null
+}
+trap 'rc=$?; restore_fec; nl_cleanup "$rc"' EXIT
+
+[ -e "$P/fec_k" ] || nl_skip "netoops has no fec_k parameter (older module)"
+fec_k0=$(cat "$P/fec_k")
+fec_m0=$(cat "$P/fec_m")
+
+nl_setup_veth
+nl_require_netpoll_dev
+nl_configfs
+
+# rand_hex N: N random bytes as hex.
+rand_hex()
+{
+	od -An -tx1 -N "$1" /dev/urandom | tr -d ' \n'
+}
+
+# hex_bin HEX: the bytes.
+hex_bin()
+{
+	printf "$(echo "$1" | sed 's/../\\x&/g')"
+}
+
+# pad_hex KEYHEX XORBYTE: the key zero-padded to the SHA-256 block (64
+# bytes) and xored with XORBYTE, as hex (HMAC's ipad/opad).
+pad_hex()
+{
+	local k=$1 i out=""
+
+	while [ ${#k} -lt 128 ]; do k="${k}00"; done
+	for i in $(seq 0 2 126); do
+		out="$out$(printf '%02x' $(( 0x${k:i:2} ^ $2 )))"
+	done
+	echo "$out"
+}
+
+# mac_of FILE IPAD OPAD: HMAC-SHA256 (truncated to 16 bytes, hex) of the
+# datagram in FILE up to its last 24 bytes (the MAC TLV), checksum zeroed.
+mac_of()
+{
+	local f=$1 size inner
+
+	size=$(stat -c %s "$f")
+	inner=$( { hex_bin "$2"; head -c 48 "$f"; printf '\0\0\0\0'
+		   head -c $((size - 24)) "$f" | tail -c +53; } |
+		 sha256sum | cut -c1-64)
+	{ hex_bin "$3"; hex_bin "$inner"; } | sha256sum | cut -c1-32
+}
+
+# check_signed FILE KEYID IPAD OPAD: FILE has NETOOPS_F_AUTH, ends with a
+# critical MAC TLV naming KEYID, and its MAC verifies.
+check_signed()
+{
+	local f=$1 size flags
+
+	size=$(stat -c %s "$f")
+	flags=$(nd_u "$f" 6 2)
+	[ $((flags & 0x100)) != 0 ] || nl_fail "$f: NETOOPS_F_AUTH not set (flags $flags)"
+	[ "$(nd_u "$f" $((size - 24)) 2)" = $((0x800e)) ] ||
+		nl_fail "$f: last TLV is not a critical MAC TLV"
+	[ "$(nd_u "$f" $((size - 22)) 2)" = 20 ] || nl_fail "$f: MAC TLV length"
+	[ "$(nd_u "$f" $((size - 20)) 4)" = "$2" ] ||
+		nl_fail "$f: key id $(nd_u "$f" $((size - 20)) 4), expected $2"
+	[ "$(nd_hex "$f" $((size - 16)) 16)" = "$(mac_of "$f" "$3" "$4")" ] ||
+		nl_fail "$f: MAC does not verify with the key set"
+}
+
+# soft_dump DIR: a soft dump received complete in DIR; its id in SD_ID.
+soft_dump()
+{
+	local id
+
+	nl_listen_start 6667 "$1" dir
+	echo 1 > "$P/dump" || nl_fail "soft dump refused"
+	nl_wait_for 30 nd_have_dumps "$1" || nl_fail "no datagram received"
+	id=$(nd_dumps "$1" | head -n 1)
+	nl_wait_for 30 nd_dump_complete "$1" "$id" || nl_fail "dump $id incomplete"
+	# parity follows the last data datagram: wait until the sink is idle
+	nl_wait_for 10 sink_quiet "$1"
+	nl_listen_stop
+	SD_ID=$id
+}
+
+sink_quiet()
+{
+	local a b
+
+	a=$(ls "$1" | wc -l)
+	sleep 0.3
+	b=$(ls "$1" | wc -l)
+	[ "$a" = "$b" ]
+}
+
+NL_PORT=6667
+t="au$NL_TAG"
+nl_target_create netoops "$t"
+d=$(nl_target_dir netoops "$t")
+[ -e "$d/auth_key" ] || nl_fail "no auth_key attribute"
+
+# Write-only: no read bit, and reading yields an error or nothing.
+mode=$(stat -c %a "$d/auth_key")
+[ "$mode" = 200 ] || nl_fail "auth_key mode $mode, expected 200"
+if out=$(cat "$d/auth_key" 2>/dev/null) && [ -n "$out" ]; then
+	nl_fail "auth_key is readable: '$out'"
+fi
+nl_expect_value netoops "$t" auth_key_id none
+
+K1=$(rand_hex 32)
+K2=$(rand_hex 32)
+got=$(nl_write_result "$d/auth_key" "7:$K1")
+[ "$got" = ok ] || nl_fail "key 7:<32 bytes> refused ($got)"
+nl_expect_value netoops "$t" auth_key_id 7
+
+# Bad keys: EINVAL, old key (id 7, K1: proven by the dump below) kept.
+for bad in "8:" "8:${K2}0" "8:$(rand_hex 15)" "8:$(rand_hex 65)" \
+	   "8:zz${K2:2}" "8$K2" ":$K2" "x8:$K2" "4294967296:$K2" "-1:$K2" \
+	   "8:$K2 "; do
+	got=$(nl_write_result "$d/auth_key" "$bad")
+	[ "$got" = EINVAL ] || nl_fail "key '${bad:0:24}...': expected EINVAL, got $got"
+	nl_expect_value netoops "$t" auth_key_id 7
+done
+nl_log "11 malformed keys refused with EINVAL, key id 7 kept"
+
+nl_target_enable netoops "$t"
+for v in "8:$K2" none ""; do
+	got=$(nl_write_result "$d/auth_key" "$v")
+	[ "$got" = EBUSY ] || nl_fail "auth_key '${v:0:10}' while enabled: expected EBUSY, got $got"
+done
+nl_expect_value netoops "$t" auth_key_id 7
+
+# FEC parameters: refused values keep the old ones.
+for kv in fec_k=255 fec_k=250 fec_m=0 fec_m=224 fec_k=-1 fec_k=x; do
+	got=$(nl_write_result "$P/${kv%%=*}" "${kv#*=}")
+	[ "$got" = EINVAL ] || nl_fail "$kv: expected EINVAL, got $got"
+done
+[ "$(cat "$P/fec_k") $(cat "$P/fec_m")" = "$fec_k0 $fec_m0" ] ||
+	nl_fail "refused FEC values changed fec_k/fec_m to $(cat "$P/fec_k")/$(cat "$P/fec_m")"
+[ "$fec_k0" -gt 0 ] || nl_fail "FEC off by default (fec_k=$fec_k0)"
+echo 4 > "$P/fec_k" || nl_fail "fec_k=4 refused"
+echo 3 > "$P/fec_m" || nl_fail "fec_m=3 refused"
+
+signed0=$(sed -n 's/^signed //p' "$P/stats")
+nl_kmsg "auth-marker-$NL_TAG"
+soft_dump "$NL_TMP/rx"
+id=$SD_ID
+I1=$(pad_hex "$K1" $((0x36))) O1=$(pad_hex "$K1" $((0x5c)))
+I2=$(pad_hex "$K2" $((0x36))) O2=$(pad_hex "$K2" $((0x5c)))
+ndata=0 npar=0
+for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do
+	nd_check_pkt "$f"
+	check_signed "$f" 7 "$I1" "$O1"
+	# the refused key must not verify (one data, one parity: SHA-256 in
+	# shell is slow under emulation)
+	size=$(stat -c %s "$f")
+	if [ "$ndata" = 0 ] || { [ "$npar" = 0 ] &&
+	   [ $(( $(nd_u "$f" 6 2) & 0x200 )) != 0 ]; }; then
+		[ "$(nd_hex "$f" $((size - 16)) 16)" != "$(mac_of "$f" "$I2" "$O2")" ] ||
+			nl_fail "$f: MAC also verifies with the refused key"
+	fi
+	if [ $(( $(nd_u "$f" 6 2) & 0x200 )) != 0 ]; then
+		npar=$((npar + 1))
+	else
+		[ $(( $(nd_u "$f" 6 2) & 0x2 )) != 0 ] ||
+			nl_fail "$f: data datagram without NETOOPS_F_FEC"
+		ndata=$((ndata + 1))
+	fi
+done
+count=$(nd_u "$(nd_dump_files "$NL_TMP/rx" "$id" | head -n 1)" 34 2)
+[ "$ndata" -ge "$count" ] || nl_fail "$ndata data datagrams for pkt_count $count"
+# k=4, m=3: ceil(3 * k' / 4) parity datagrams per group of k' <= 4
+want=$(( (count / 4) * 3 + ( (count % 4) * 3 + 3 ) / 4 ))
+[ "$npar" = "$want" ] || nl_fail "$npar parity datagrams for $count data (k=4 m=3), expected $want"
+nd_payload "$NL_TMP/rx" "$id" "$NL_TMP/payload"
+grep -qF "auth-marker-$NL_TAG" "$NL_TMP/payload" || nl_fail "marker not in the payload"
+signed1=$(sed -n 's/^signed //p' "$P/stats")
+[ $((signed1 - signed0)) -ge $((ndata + npar)) ] ||
+	nl_fail "stats: signed went $signed0 -> $signed1 for $((ndata + npar)) datagrams"
+nl_log "dump $id: $ndata data + $npar parity datagrams, all signed with key 7 and verified (sha256sum); the refused key does not verify"
+
+# No key, no FEC: nothing signed, no parity.
+nl_target_disable netoops "$t"
+got=$(nl_write_result "$d/auth_key" none)
+[ "$got" = ok ] || nl_fail "clearing the key refused ($got)"
+nl_expect_value netoops "$t" auth_key_id none
+echo 0 > "$P/fec_k" || nl_fail "fec_k=0 refused"
+nl_target_enable netoops "$t"
+soft_dump "$NL_TMP/rx2"
+id2=$SD_ID
+for f in $(nd_dump_files "$NL_TMP/rx2" "$id2"); do
+	nd_check_pkt "$f"
+	[ $(( $(nd_u "$f" 6 2) & 0x302 )) = 0 ] ||
+		nl_fail "$f: flags $(nd_u "$f" 6 2) without key and with fec_k=0"
+done
+nl_log "dump $id2: $(nd_dump_files "$NL_TMP/rx2" "$id2" | wc -l) datagrams, unsigned, no parity"
+nl_target_disable netoops "$t"
+
+# A key with a 0x id and 64 bytes is accepted; rmdir frees it.
+got=$(nl_write_result "$d/auth_key" "0x10:$(rand_hex 64)")
+[ "$got" = ok ] || nl_fail "64-byte key with id 0x10 refused ($got)"
+nl_expect_value netoops "$t" auth_key_id 16
+exit "$KSFT_PASS"
