@@ -67,7 +67,7 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 {
 	struct out o = { .cap = 8192 };
 	uint64_t pk = 0, by = 0, kd = 0, proc = 0, acc = 0, dup = 0;
-	uint64_t comp = 0, part = 0, open = 0, buf = 0;
+	uint64_t comp = 0, part = 0, open = 0, buf = 0, fr = 0, ff = 0;
 	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum, last = 0;
 	int i, k;
 
@@ -89,6 +89,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 			last = LOAD(s->last_ms);
 		open += LOAD(s->open_dumps);
 		buf += LOAD(s->bytes_buffered);
+		fr += LOAD(s->fec_rebuilt);
+		ff += LOAD(s->fec_failed);
 		for (k = 1; k < DROP__MAX; k++)
 			drops[k] += LOAD(s->dropped[k]);
 	}
@@ -107,6 +109,10 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	for (k = 1; k < DROP__MAX; k++)
 		put(&o, "netoops_packets_dropped_total{reason=\"%s\"} %llu\n",
 		    drop_name(k), (unsigned long long)drops[k]);
+	metric(&o, "netoops_packets_fec_rebuilt_total", "counter",
+	       "Data datagrams rebuilt from parity (FEC).", fr);
+	metric(&o, "netoops_packets_fec_failed_total", "counter",
+	       "Datagrams rebuilt from parity that failed their checks.", ff);
 	metric(&o, "netoops_kernel_drops_total", "counter",
 	       "Datagrams the kernel dropped for a full socket buffer.", kd);
 	put(&o, "# HELP netoops_dumps_total Dumps finished, complete or"

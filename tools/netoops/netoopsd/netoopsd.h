@@ -104,6 +104,8 @@ struct worker_stats {
 	_Atomic uint64_t last_ms;		/* unix ms of the last batch */
 	_Atomic uint64_t open_dumps;		/* gauge */
 	_Atomic uint64_t bytes_buffered;	/* gauge */
+	_Atomic uint64_t fec_rebuilt;		/* from the reassembler */
+	_Atomic uint64_t fec_failed;		/* from the reassembler */
 };
 
 struct store_stats {

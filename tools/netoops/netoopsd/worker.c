@@ -259,6 +259,8 @@ static void update_gauges(struct worker *w)
 	atomic_store_explicit(&w->st.open_dumps, rs.open_dumps, RELAXED);
 	atomic_store_explicit(&w->st.bytes_buffered, rs.bytes_buffered,
 			      RELAXED);
+	atomic_store_explicit(&w->st.fec_rebuilt, rs.fec_rebuilt, RELAXED);
+	atomic_store_explicit(&w->st.fec_failed, rs.fec_failed, RELAXED);
 }
 
 #define BATCH	64	/* datagrams per recvmmsg() */
