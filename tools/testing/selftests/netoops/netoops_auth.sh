@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # netoops authentication and FEC, kernel side: the per-target auth_key
-# attribute is write-only (mode 0200, reading it fails or returns nothing),
+# attribute is write-only (mode 0200, reading it fails with EACCES),
 # bad keys are refused with EINVAL and the old key kept, any change while
 # the target is enabled is refused with EBUSY; a soft dump sent with a key
 # has NETOOPS_F_AUTH and a MAC TLV in every datagram (parity included) that
@@ -128,9 +128,13 @@ d=$(nl_target_dir netoops "$t")
 # Write-only: no read bit, and reading yields an error or nothing.
 mode=$(stat -c %a "$d/auth_key")
 [ "$mode" = 200 ] || nl_fail "auth_key mode $mode, expected 200"
-if out=$(cat "$d/auth_key" 2>/dev/null) && [ -n "$out" ]; then
-	nl_fail "auth_key is readable: '$out'"
+if out=$(cat "$d/auth_key" 2>&1); then
+	nl_fail "auth_key is readable (read returned '$out')"
 fi
+case $out in
+*"Permission denied"*) ;;
+*) nl_fail "reading auth_key: expected EACCES, got '$out'" ;;
+esac
 nl_expect_value netoops "$t" auth_key_id none
 
 K1=$(rand_hex 32)
