@@ -8,18 +8,34 @@
  *   fec      Reed-Solomon parity, k data + m parity datagrams per group
  *
  *   loss_bench RELAY_BINARY [-n DUMPS] [-s SEED] [-z LOG_BYTES] [-k K]
- *              [-m M] [-l LOSS,LOSS,...]
+ *              [-m M] [-l LOSS,LOSS,...] [-d NETOOPSD [-c NETOOPS_CLI]]
  *
  * For each loss rate a relay is started (seeded with SEED + rate), and for
- * each scheme DUMPS dumps are sent through it, one at a time, each followed
- * by a marker the relay never drops; the receiver (this program: the
- * netoops library's decoder and reassembler with FEC enabled, the same code
- * netoopsd runs) reads until the marker, then counts the dump complete or
- * not.  Each dump is a ~LOG_BYTES kernel-log-like text, deflated raw as
- * pstore does.  Bytes are UDP payload bytes sent by the sender.
+ * each scheme DUMPS dumps are sent through it, each followed by a marker
+ * the relay never drops.  Each dump is a ~LOG_BYTES kernel-log-like text,
+ * deflated raw as pstore does.  Bytes are UDP payload bytes sent by the
+ * sender.  Two receivers:
+ *
+ *   library   (default) this program: the netoops library's decoder and
+ *             reassembler with FEC enabled, the same code netoopsd runs;
+ *             it reads until the marker, then counts the dump complete
+ *             or not.
+ *   -d        the real netoopsd (one per loss rate, fresh store): every
+ *             dump comes from its own boot_id (many machines), markers
+ *             carry the dump's boot_id so that netoopsd's reuseport
+ *             program steers them to the dump's worker, where they are
+ *             dropped as "magic"; the marker count paces the sender (at
+ *             most WINDOW dumps in flight) and tells when every datagram
+ *             was processed.  Complete = netoopsd's
+ *             netoops_dumps_total{state="complete"} over the cell; with
+ *             -c, the complete dumps in the store (`netoops --json list
+ *             --complete`) must add up to the same number.  Any datagram
+ *             the kernel or a netoopsd limit dropped is reported (it
+ *             would count as loss the relay did not make).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -29,6 +45,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -36,6 +53,9 @@
 #include "netoops_enc.h"
 
 #define NPAYLOADS	32
+#define WINDOW		16	/* dumps in flight through netoopsd */
+#define MARK_LEN	64	/* >= a header: netoopsd steers it by boot_id */
+#define WAIT_MS		60000	/* longest wait for netoopsd to catch up */
 
 static uint64_t rng_state = 88172645463325252ull;
 
@@ -149,6 +169,7 @@ struct result {
 	unsigned long long bytes;
 	unsigned long long sent_pkts;
 	unsigned long long rcvd_pkts;
+	unsigned long long limit_drops;	/* netoopsd: kernel or limit drops */
 };
 
 static int rx_fd, tx_fd;
@@ -205,6 +226,269 @@ static bool receive_until(uint32_t seq, struct netoops_reasm *r,
 	while (netoops_reasm_flush(r, &d) == 1)
 		netoops_dump_free(d);
 	return complete;
+}
+
+/* ---- netoopsd as the receiver ------------------------------------- */
+
+struct daemon {
+	char	dir[64];
+	char	db[96];
+	pid_t	pid;
+	int	port;
+	int	mport;
+};
+
+static const char *netoopsd_bin, *cli_bin;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);	/* poll interval of a condition wait */
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "loss_bench: %s\n", what);
+	exit(1);
+}
+
+/*
+ * netoopsd on 127.0.0.1 with limits wide enough that they never refuse a
+ * bench datagram (they are reported if they do): every incomplete dump
+ * stays open until --timeout-ms, then is stored as partial.
+ */
+static void daemon_start(struct daemon *d)
+{
+	char ready[128];
+	uint64_t end = now_ms() + WAIT_MS;
+	FILE *f;
+
+	snprintf(d->dir, sizeof(d->dir), "%s/loss-bench-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(d->dir))
+		die("mkdtemp");
+	snprintf(d->db, sizeof(d->db), "%s/n.db", d->dir);
+	snprintf(ready, sizeof(ready), "%s/ready", d->dir);
+	d->pid = fork();
+	if (d->pid < 0)
+		die("fork");
+	if (!d->pid) {
+		execl(netoopsd_bin, netoopsd_bin, "--listen", "127.0.0.1",
+		      "--port", "0", "--db", d->db, "--ready-file", ready,
+		      "--metrics-listen", "127.0.0.1:0", "--sync", "normal",
+		      "--timeout-ms", "2000", "--max-open-dumps", "1000000",
+		      "--max-dumps-per-source", "1000000",
+		      "--max-memory", "1G", "--rcvbuf", "32M", (char *)NULL);
+		_exit(127);
+	}
+	while (!(f = fopen(ready, "r"))) {
+		if (waitpid(d->pid, NULL, WNOHANG) != 0)
+			die("netoopsd exited before it was ready");
+		if (now_ms() > end)
+			die("netoopsd not ready after 60 s");
+		nap_ms(20);
+	}
+	if (fscanf(f, "port=%d\nmetrics_port=%d", &d->port, &d->mport) != 2)
+		die("netoopsd ready file unreadable");
+	fclose(f);
+}
+
+/* SIGTERM: netoopsd stores what is still open as partial, commits, exits. */
+static void daemon_stop(struct daemon *d)
+{
+	int st;
+
+	kill(d->pid, SIGTERM);
+	if (waitpid(d->pid, &st, 0) != d->pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		die("netoopsd did not exit cleanly");
+}
+
+static void daemon_remove(struct daemon *d)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/ready", d->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-wal", d->db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", d->db);
+	unlink(path);
+	unlink(d->db);
+	rmdir(d->dir);
+}
+
+/* Value of sample @name in netoopsd's /metrics (exits if absent). */
+static double metric(const struct daemon *d, const char *name)
+{
+	static char buf[1 << 16];
+	const char *req = "GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n";
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	size_t len = 0, nl = strlen(name);
+	ssize_t n;
+	char *p;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_port = htons((uint16_t)d->mport);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		die("cannot reach netoopsd's metrics");
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf; (p = strstr(p, name)); p++)
+		if ((p == buf || p[-1] == '\n') && p[nl] == ' ')
+			return strtod(p + nl, NULL);
+	fprintf(stderr, "loss_bench: no metric %s\n", name);
+	exit(1);
+}
+
+#define DROPPED(r)	"netoops_packets_dropped_total{reason=\"" r "\"}"
+#define COMPLETE	"netoops_dumps_total{state=\"complete\"}"
+
+/* Datagrams netoopsd dropped for a reason other than the markers. */
+static double limit_drops(const struct daemon *d)
+{
+	return metric(d, DROPPED("limit_memory")) +
+	       metric(d, DROPPED("limit_dumps")) +
+	       metric(d, DROPPED("limit_source")) +
+	       metric(d, DROPPED("limit_packets")) +
+	       metric(d, DROPPED("limit_bytes")) +
+	       metric(d, DROPPED("nomem")) +
+	       metric(d, "netoops_kernel_drops_total");
+}
+
+/* Complete dumps in netoopsd's store, through the CLI (-1: no CLI). */
+static long stored_complete(const struct daemon *d)
+{
+	char cmd[384];
+	long n = 0;
+	FILE *f;
+	int c, depth = 0;
+
+	if (!cli_bin)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "'%s' --db '%s' --json list --complete "
+		 "--no-log", cli_bin, d->db);
+	f = popen(cmd, "r");
+	if (!f)
+		die("popen netoops");
+	/* count the objects of the top-level JSON array */
+	while ((c = fgetc(f)) != EOF) {
+		switch (c) {
+		case '{':
+			n += depth == 1;
+			depth++;
+			break;
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case '"':	/* skip the string: it may hold braces */
+			while ((c = fgetc(f)) != EOF && c != '"')
+				if (c == '\\')
+					fgetc(f);
+			break;
+		}
+	}
+	if (pclose(f))
+		die("netoops list failed");
+	return n;
+}
+
+/* One cell (scheme at one loss rate) through netoopsd @d. */
+static void run_scheme_daemon(enum scheme s, const struct payload *pl,
+			      unsigned long ndumps, unsigned int k,
+			      unsigned int m, uint64_t id_base,
+			      const struct daemon *d, struct result *res)
+{
+	static uint8_t pkt[NETOOPS_PKT_DEFAULT], meta[256];
+	static uint8_t scratch[NETOOPS_ENC_FEC_SCRATCH(NETOOPS_FEC_MAX,
+						       NETOOPS_PKT_DEFAULT)];
+	double c0 = metric(d, COMPLETE);
+	double r0 = metric(d, "netoops_packets_received_total");
+	double m0 = metric(d, DROPPED("magic"));
+	double l0 = limit_drops(d), done = 0;
+	uint64_t end;
+	unsigned long i;
+	int pass, len;
+
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i < ndumps; i++) {
+		const struct payload *p = &pl[i % NPAYLOADS];
+		struct netoops_enc_opts o = { .max_pkt = NETOOPS_PKT_DEFAULT };
+		struct netoops_tlv_buf tb;
+		struct netoops_enc e;
+		uint8_t boot_id[16], mark[MARK_LEN] = "NOMARK";
+		uint64_t id = id_base + i;
+
+		/* one machine per dump: boot_id "loss-bench" + dump id */
+		memcpy(boot_id, "loss-ben", 8);
+		memcpy(boot_id + 8, &id, 8);
+		netoops_tlv_init(&tb, meta, sizeof(meta));
+		netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_PANIC, 1, 1, 0);
+		netoops_tlv_put_str(&tb, NETOOPS_TLV_RELEASE,
+				    "6.12.118+deb12-amd64");
+		netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "bench-host");
+		netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_DEFLATE,
+					     (uint32_t)p->orig);
+		if (s == FEC) {
+			o.fec_k = k;
+			o.fec_m = m;
+			o.scratch = scratch;
+			o.scratch_len = sizeof(scratch);
+		}
+		if (netoops_enc_init_opts(&e, boot_id, id, meta, tb.len,
+					  p->buf, p->len, &o))
+			exit(1);
+		for (pass = 0; pass < (s == REPEAT3 ? 3 : 1); pass++) {
+			netoops_enc_rewind(&e);
+			while ((len = netoops_enc_next(&e, pkt,
+						       sizeof(pkt))) > 0) {
+				send_pkt(pkt, (size_t)len);
+				res->bytes += (unsigned long long)len;
+				res->sent_pkts++;
+			}
+		}
+		memcpy(mark + 8, boot_id, 16);
+		send_pkt(mark, sizeof(mark));
+		res->dumps++;
+		/* pace: at most WINDOW dumps not yet through netoopsd */
+		end = now_ms() + WAIT_MS;
+		while ((double)res->dumps - done > WINDOW) {
+			done = metric(d, DROPPED("magic")) - m0;
+			if ((double)res->dumps - done <= WINDOW)
+				break;
+			if (now_ms() > end)
+				die("netoopsd stopped processing");
+			nap_ms(1);
+		}
+	}
+	end = now_ms() + WAIT_MS;
+	while (metric(d, DROPPED("magic")) - m0 < (double)res->dumps) {
+		if (now_ms() > end)
+			die("markers lost: netoopsd did not process every datagram");
+		nap_ms(5);
+	}
+	res->complete = (unsigned long)(metric(d, COMPLETE) - c0);
+	res->rcvd_pkts = (unsigned long long)(metric(d,
+			"netoops_packets_received_total") - r0 -
+			(double)res->dumps);
+	res->limit_drops = (unsigned long long)(limit_drops(d) - l0);
 }
 
 static void run_scheme(enum scheme s, const struct payload *pl,
@@ -321,6 +605,40 @@ static int udp_socket(uint16_t *port)
 	return fd;
 }
 
+/* log of P(X = x) for X ~ Binomial(n, p), 0 < p < 1 */
+static double log_pmf(unsigned long n, unsigned long x, double p)
+{
+	return lgamma((double)n + 1) - lgamma((double)x + 1) -
+	       lgamma((double)(n - x) + 1) + (double)x * log(p) +
+	       (double)(n - x) * log1p(-p);
+}
+
+/*
+ * One-sided 95 % lower confidence bound of a success rate, x successes in
+ * n trials (Clopper-Pearson): the p at which P(X >= x) = 0.05, by
+ * bisection.
+ */
+static double lower95(unsigned long x, unsigned long n)
+{
+	double lo = 0, hi = (double)x / (double)n;
+	int it;
+
+	if (!x)
+		return 0;
+	for (it = 0; it < 60; it++) {
+		double p = (lo + hi) / 2, tail = 0;
+		unsigned long j;
+
+		for (j = x; j <= n; j++)
+			tail += exp(log_pmf(n, j, p));
+		if (tail < 0.05)
+			lo = p;
+		else
+			hi = p;
+	}
+	return lo;
+}
+
 int main(int argc, char **argv)
 {
 	static char text[1 << 20];
@@ -335,8 +653,10 @@ int main(int argc, char **argv)
 	uint16_t rx_port;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:z:k:m:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:z:k:m:l:d:c:")) != -1) {
 		switch (opt) {
+		case 'd': netoopsd_bin = optarg; break;
+		case 'c': cli_bin = optarg; break;
 		case 'n': ndumps = strtoul(optarg, NULL, 0); break;
 		case 's': seed = strtoul(optarg, NULL, 0); break;
 		case 'z': logsz = strtoul(optarg, NULL, 0); break;
@@ -356,7 +676,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || logsz >= sizeof(text) || !ndumps) {
 		fprintf(stderr, "usage: loss_bench RELAY [-n DUMPS] [-s SEED] "
-			"[-z LOG_BYTES] [-k K] [-m M] [-l 1,5,10,20]\n");
+			"[-z LOG_BYTES] [-k K] [-m M] [-l 1,5,10,20] "
+			"[-d NETOOPSD [-c NETOOPS_CLI]]\n");
 		return 2;
 	}
 	relay = argv[optind];
@@ -379,30 +700,68 @@ int main(int argc, char **argv)
 	       "%llu on average, MTU payload %u, FEC k=%u m=%u, seed %lu\n",
 	       ndumps, logsz, zsum / NPAYLOADS, NETOOPS_PKT_DEFAULT, k, m,
 	       seed);
-	printf("# receiver: libnetoops decoder + reassembler (FEC on), "
-	       "through loss_relay on 127.0.0.1\n");
-	printf("%-6s %-8s %12s %10s %10s %12s\n", "loss", "scheme",
-	       "complete", "percent", "bytes_x", "delivered");
+	if (netoopsd_bin)
+		printf("# receiver: netoopsd (%s), fresh store per loss rate, "
+		       "through loss_relay on 127.0.0.1\n", netoopsd_bin);
+	else
+		printf("# receiver: libnetoops decoder + reassembler (FEC on), "
+		       "through loss_relay on 127.0.0.1\n");
+	printf("%-6s %-8s %12s %10s %10s %12s %9s\n", "loss", "scheme",
+	       "complete", "percent", "bytes_x", "delivered", "lower95");
 	for (i = 0; i < nloss; i++) {
-		pid_t pid = start_relay(relay, rx_port, losses[i],
-					seed + (unsigned long)(losses[i] * 1000));
+		struct daemon d;
+		pid_t pid;
 		int s;
+		long stored;
+		unsigned long sum = 0;
 
-		for (s = 0; s < NSCHEMES; s++)
-			run_scheme((enum scheme)s, pl, ndumps, k, m,
-				   ((uint64_t)i << 40) | ((uint64_t)s << 32),
-				   &res[s]);
+		if (netoopsd_bin)
+			daemon_start(&d);
+		pid = start_relay(relay, netoopsd_bin ? (unsigned int)d.port :
+				  rx_port, losses[i],
+				  seed + (unsigned long)(losses[i] * 1000));
+		for (s = 0; s < NSCHEMES; s++) {
+			uint64_t base = ((uint64_t)i << 40) |
+					((uint64_t)s << 32);
+
+			if (netoopsd_bin)
+				run_scheme_daemon((enum scheme)s, pl, ndumps,
+						  k, m, base, &d, &res[s]);
+			else
+				run_scheme((enum scheme)s, pl, ndumps, k, m,
+					   base, &res[s]);
+			sum += res[s].complete;
+		}
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 		for (s = 0; s < NSCHEMES; s++)
 			printf("%5.0f%% %-8s %6lu/%-5lu %9.2f%% %9.3fx "
-			       "%11.2f%%\n", losses[i] * 100,
+			       "%11.2f%% %8.2f%%\n", losses[i] * 100,
 			       scheme_names[s], res[s].complete, res[s].dumps,
 			       100.0 * (double)res[s].complete /
 			       (double)res[s].dumps,
 			       (double)res[s].bytes / (double)res[NONE].bytes,
 			       100.0 * (double)res[s].rcvd_pkts /
-			       (double)res[s].sent_pkts);
+			       (double)res[s].sent_pkts,
+			       100.0 * lower95(res[s].complete, res[s].dumps));
+		if (netoopsd_bin) {
+			unsigned long long lim = 0;
+
+			daemon_stop(&d);
+			stored = stored_complete(&d);
+			for (s = 0; s < NSCHEMES; s++)
+				lim += res[s].limit_drops;
+			printf("#   netoopsd: %llu datagrams dropped by the "
+			       "kernel or a limit", lim);
+			if (stored >= 0)
+				printf("; store: %ld complete dumps "
+				       "(counted: %lu)", stored, sum);
+			printf("\n");
+			daemon_remove(&d);
+			if (lim || (stored >= 0 && (unsigned long)stored != sum))
+				die("netoopsd lost datagrams or dumps the relay "
+				    "did not drop: the row is not valid");
+		}
 		fflush(stdout);
 	}
 	for (i = 0; i < NPAYLOADS; i++)

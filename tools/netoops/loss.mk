@@ -15,7 +15,7 @@ build/bench-loss/loss_relay: build/bench-loss/loss_relay.o
 	$(CC) $(CFLAGS_OPT) -o $@ $^
 
 build/bench-loss/loss_bench: build/bench-loss/loss_bench.o build/libnetoops.a
-	$(CC) $(CFLAGS_OPT) -o $@ $^ $(NETOOPS_LIBS)
+	$(CC) $(CFLAGS_OPT) -o $@ $^ $(NETOOPS_LIBS) -lm
 
 BINS += build/bench-loss/loss_relay build/bench-loss/loss_bench
 
