@@ -48,14 +48,16 @@ def identity(path):
 
 
 def oops_regs(serial):
-    """Registers of the first oops/BUG/WARN register dump on the console."""
+    """Registers of the first kernel-mode (CS 0010) register dump on the
+    console: the oops/BUG/WARN's.  A KASAN report before the oops carries a
+    user-mode block (the syscall's, "RIP: 0033:"), which is not it."""
     regs, started = {}, False
     with open(serial, errors='replace') as f:
         for line in f:
             text = line.rstrip('\r\n')
             text = re.sub(r'^\[\s*\d+\.\d+\] ', '', text)
             if not started:
-                started = text.startswith('RIP: ')
+                started = text.startswith('RIP: 0010:')
                 continue
             found = REG.findall(text)
             if not found:
