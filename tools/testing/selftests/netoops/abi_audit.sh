@@ -51,6 +51,8 @@ nchecks=0	# checks made in the current subtest
 L256=$(printf 'x%.0s' $(seq 256))
 L300=$(printf 'y%.0s' $(seq 300))
 L5000=$(printf 'z%.0s' $(seq 5000))
+KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+WITNESS=""	# write_refused reads this file instead (write-only attributes)
 
 au_cleanup()
 {
@@ -133,9 +135,9 @@ write_refused()
 
 	shift 2
 	nchecks=$((nchecks + 1))
-	before=$(cat "$f" 2>&1)
+	before=$(cat "${WITNESS:-$f}" 2>&1)
 	got=$(write1 "$f" "$v")
-	after=$(cat "$f" 2>&1)
+	after=$(cat "${WITNESS:-$f}" 2>&1)
 	for e in "$@"; do
 		[ "$got" = "$e" ] && break
 	done
@@ -170,6 +172,13 @@ bad_values()
 		BAD=("" 00:11:22:33:44 00:11:22:33:44:5g 00:11:22:33:44:55:66
 		     001122334455 "00:11:22:33:44:55 " " 00:11:22:33:44:55"
 		     0:11:22:33:44:555 00:11:22:33:44:55: 1x -1 "$L300") ;;
+	auth_key)
+		# "ID:HEX", 16 to 64 key bytes; "" and "none" (no key) are
+		# valid, "NONE" is not
+		BAD=(1x abc NONE ":$KEY" 7: 7 "7:${KEY:1}" "7:${KEY:0:30}"
+		     "7:$KEY$KEY${KEY:0:2}" "x:$KEY" "-1:$KEY"
+		     "4294967296:$KEY" "7:${KEY:0:62}zz" "7:$KEY " " 7:$KEY"
+		     "7: $KEY" "7:$KEY:1" "$L300") ;;
 	*)	BAD=() ;;
 	esac
 }
@@ -194,6 +203,15 @@ audit_target()
 			continue
 		fi
 		bad_values "$a"
+		# a write-only attribute is checked through what shows it
+		WITNESS=""
+		if [ "$(( 0$(stat -c %a "$f") & 0444 ))" = 0 ]; then
+			WITNESS=$dir/${a}_id
+			[ -e "$WITNESS" ] || {
+				bad "$s: write-only $a has no ${a}_id to check it by"
+				WITNESS=/dev/null
+			}
+		fi
 		if [ ${#BAD[@]} = 0 ]; then
 			bad "$s: attribute $a has no row in the table of bad values"
 			nchecks=$((nchecks + 1))
@@ -207,6 +225,7 @@ audit_target()
 				echo "$en" > "$f" 2>/dev/null
 			fi
 		done
+		WITNESS=""
 	done
 	if [ "$en" = 1 ]; then
 		nchecks=$((nchecks + 1))
@@ -292,6 +311,11 @@ make_target()
 	else
 		mkdir "$dir/userfields/site"
 		echo "dc-$NL_TAG" > "$dir/userfields/site/value"
+		# a key, so that a refused key write visibly keeps it
+		if [ -e "$dir/auth_key" ]; then
+			echo "7:$KEY" > "$dir/auth_key"
+			nl_expect_value "$s" "$t" auth_key_id 7
+		fi
 	fi
 }
 
@@ -374,6 +398,20 @@ for p in xmit_timeout_us dump_timeout_ms; do
 		param_refused "$p" "$v"
 	done
 done
+# FEC: fec_k <= 254, and when fec_k > 0: 1 <= fec_m, fec_k + fec_m <= 255
+if [ -e "$P/fec_k" ]; then
+	for v in "" -1 1x abc 255 256 4294967296; do
+		param_refused fec_k "$v"
+	done
+	k=$(cat "$P/fec_k")
+	if [ "$k" -gt 0 ]; then
+		for v in "" -1 1x abc 0 $((256 - k)) 4294967296; do
+			param_refused fec_m "$v"
+		done
+	else
+		bad "fec_k is 0 by default: fec_m's range cannot be checked"
+	fi
+fi
 nl_log "xmit_timeout_us: no range; netpoll_xmit caps each wait at 10 s"
 nl_log "dump_timeout_ms: no range (0..4294967295 accepted): the documented bound of a dump is whatever was written"
 hex=0123456789abcdef0123456789abcdef
