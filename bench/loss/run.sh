@@ -9,9 +9,9 @@
 #   bench/loss/run.sh                   receiver netoopsd, 10,000 dumps per
 #                                       cell, k=32 m=13 (about 4 minutes)
 #   RECEIVER=lib bench/loss/run.sh      receiver: the library reassembler
-#                                       inside the bench, 10,000 dumps per cell
+#                                       inside the bench
 #   DUMPS=1000 bench/loss/run.sh        quicker
-#   DUMPS=20000 LOSSES=10 bench/loss/run.sh   one row, tighter bound
+#   DUMPS=40000 SEED=2 LOSSES=10 bench/loss/run.sh   one row, tighter bound
 #
 # Knobs (environment): RECEIVER (netoopsd|lib), DUMPS, SEED, LOG (log bytes
 # before deflate), K, M, LOSSES (comma-separated percents), LIMIT_S (bound
@@ -21,10 +21,10 @@ set -euo pipefail
 
 RECEIVER=${RECEIVER:-netoopsd}
 case $RECEIVER in
-netoopsd) DUMPS=${DUMPS:-10000} ;;
-lib)	DUMPS=${DUMPS:-10000} ;;
+netoopsd|lib) ;;
 *)	echo "RECEIVER must be netoopsd or lib" >&2; exit 2 ;;
 esac
+DUMPS=${DUMPS:-10000}
 SEED=${SEED:-1}
 LOG=${LOG:-131072}
 K=${K:-32}
