@@ -49,47 +49,57 @@ hex_bin()
 	printf "$(echo "$1" | sed 's/../\\x&/g')"
 }
 
-# pad_hex KEYHEX XORBYTE: the key zero-padded to the SHA-256 block (64
-# bytes) and xored with XORBYTE, as hex (HMAC's ipad/opad).
-pad_hex()
+# pad_file KEYHEX XORBYTE FILE: the key zero-padded to the SHA-256 block
+# (64 bytes) and xored with XORBYTE (HMAC's ipad/opad), written to FILE.
+# No command substitution in the loop: forks are slow under emulation.
+pad_file()
 {
-	local k=$1 i out=""
+	local k=$1 i b out=""
 
 	while [ ${#k} -lt 128 ]; do k="${k}00"; done
-	for i in $(seq 0 2 126); do
-		out="$out$(printf '%02x' $(( 0x${k:i:2} ^ $2 )))"
+	for ((i = 0; i < 128; i += 2)); do
+		printf -v b '\\x%02x' $(( 0x${k:i:2} ^ $2 ))
+		out+=$b
 	done
-	echo "$out"
+	printf "$out" > "$3"
 }
 
-# mac_of FILE IPAD OPAD: HMAC-SHA256 (truncated to 16 bytes, hex) of the
-# datagram in FILE up to its last 24 bytes (the MAC TLV), checksum zeroed.
+# mac_of FILE SIZE IPAD OPAD: HMAC-SHA256 (truncated to 16 bytes, hex) of
+# the SIZE-byte datagram in FILE up to its last 24 bytes (the MAC TLV),
+# checksum zeroed; IPAD/OPAD are pad_file outputs.
 mac_of()
 {
-	local f=$1 size inner
+	local f=$1 size=$2 inner
 
-	size=$(stat -c %s "$f")
-	inner=$( { hex_bin "$2"; head -c 48 "$f"; printf '\0\0\0\0'
+	inner=$( { cat "$3"; head -c 48 "$f"; printf '\0\0\0\0'
 		   head -c $((size - 24)) "$f" | tail -c +53; } |
 		 sha256sum | cut -c1-64)
-	{ hex_bin "$3"; hex_bin "$inner"; } | sha256sum | cut -c1-32
+	{ cat "$4"; hex_bin "$inner"; } | sha256sum | cut -c1-32
 }
 
 # check_signed FILE KEYID IPAD OPAD: FILE has NETOOPS_F_AUTH, ends with a
-# critical MAC TLV naming KEYID, and its MAC verifies.
+# critical MAC TLV naming KEYID, and its MAC verifies.  Sets CS_FLAGS,
+# CS_SIZE and CS_MAC for the caller.
 check_signed()
 {
-	local f=$1 size flags
+	local f=$1 t i b
 
-	size=$(stat -c %s "$f")
-	flags=$(nd_u "$f" 6 2)
-	[ $((flags & 0x100)) != 0 ] || nl_fail "$f: NETOOPS_F_AUTH not set (flags $flags)"
-	[ "$(nd_u "$f" $((size - 24)) 2)" = $((0x800e)) ] ||
-		nl_fail "$f: last TLV is not a critical MAC TLV"
-	[ "$(nd_u "$f" $((size - 22)) 2)" = 20 ] || nl_fail "$f: MAC TLV length"
-	[ "$(nd_u "$f" $((size - 20)) 4)" = "$2" ] ||
-		nl_fail "$f: key id $(nd_u "$f" $((size - 20)) 4), expected $2"
-	[ "$(nd_hex "$f" $((size - 16)) 16)" = "$(mac_of "$f" "$3" "$4")" ] ||
+	CS_SIZE=$(stat -c %s "$f")
+	CS_FLAGS=$(nd_u "$f" 6 2)
+	[ $((CS_FLAGS & 0x100)) != 0 ] ||
+		nl_fail "$f: NETOOPS_F_AUTH not set (flags $CS_FLAGS)"
+	read -ra t <<< "$(od -An -tu1 -v -j $((CS_SIZE - 24)) -N 24 "$f" | tr '\n' ' ')"
+	[ "${#t[@]}" = 24 ] || nl_fail "$f: cannot read the MAC TLV"
+	[ "$(( t[0] | t[1] << 8 )) $(( t[2] | t[3] << 8 ))" = "$((0x800e)) 20" ] ||
+		nl_fail "$f: last TLV is not a critical 20-byte MAC TLV"
+	[ $(( t[4] | t[5] << 8 | t[6] << 16 | t[7] << 24 )) = "$2" ] ||
+		nl_fail "$f: MAC TLV names another key id than $2"
+	CS_MAC=""
+	for ((i = 8; i < 24; i++)); do
+		printf -v b '%02x' "${t[i]}"
+		CS_MAC+=$b
+	done
+	[ "$CS_MAC" = "$(mac_of "$f" "$CS_SIZE" "$3" "$4")" ] ||
 		nl_fail "$f: MAC does not verify with the key set"
 }
 
@@ -168,40 +178,40 @@ done
 [ "$(cat "$P/fec_k") $(cat "$P/fec_m")" = "$fec_k0 $fec_m0" ] ||
 	nl_fail "refused FEC values changed fec_k/fec_m to $(cat "$P/fec_k")/$(cat "$P/fec_m")"
 [ "$fec_k0" -gt 0 ] || nl_fail "FEC off by default (fec_k=$fec_k0)"
-echo 4 > "$P/fec_k" || nl_fail "fec_k=4 refused"
-echo 3 > "$P/fec_m" || nl_fail "fec_m=3 refused"
+echo 8 > "$P/fec_k" || nl_fail "fec_k=8 refused"
+echo 2 > "$P/fec_m" || nl_fail "fec_m=2 refused"
 
 signed0=$(sed -n 's/^signed //p' "$P/stats")
 nl_kmsg "auth-marker-$NL_TAG"
 soft_dump "$NL_TMP/rx"
 id=$SD_ID
-I1=$(pad_hex "$K1" $((0x36))) O1=$(pad_hex "$K1" $((0x5c)))
-I2=$(pad_hex "$K2" $((0x36))) O2=$(pad_hex "$K2" $((0x5c)))
+pad_file "$K1" $((0x36)) "$NL_TMP/i1"
+pad_file "$K1" $((0x5c)) "$NL_TMP/o1"
+pad_file "$K2" $((0x36)) "$NL_TMP/i2"
+pad_file "$K2" $((0x5c)) "$NL_TMP/o2"
 ndata=0 npar=0
 for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do
-	nd_check_pkt "$f"
-	check_signed "$f" 7 "$I1" "$O1"
-	# the refused key must not verify (one data, one parity: SHA-256 in
-	# shell is slow under emulation)
-	size=$(stat -c %s "$f")
+	check_signed "$f" 7 "$NL_TMP/i1" "$NL_TMP/o1"
+	# the refused key must not verify (one data, one parity datagram:
+	# SHA-256 through busybox is slow under emulation)
 	if [ "$ndata" = 0 ] || { [ "$npar" = 0 ] &&
-	   [ $(( $(nd_u "$f" 6 2) & 0x200 )) != 0 ]; }; then
-		[ "$(nd_hex "$f" $((size - 16)) 16)" != "$(mac_of "$f" "$I2" "$O2")" ] ||
+	   [ $((CS_FLAGS & 0x200)) != 0 ]; }; then
+		[ "$CS_MAC" != "$(mac_of "$f" "$CS_SIZE" "$NL_TMP/i2" "$NL_TMP/o2")" ] ||
 			nl_fail "$f: MAC also verifies with the refused key"
 	fi
-	if [ $(( $(nd_u "$f" 6 2) & 0x200 )) != 0 ]; then
+	if [ $((CS_FLAGS & 0x200)) != 0 ]; then
 		npar=$((npar + 1))
 	else
-		[ $(( $(nd_u "$f" 6 2) & 0x2 )) != 0 ] ||
+		[ $((CS_FLAGS & 0x2)) != 0 ] ||
 			nl_fail "$f: data datagram without NETOOPS_F_FEC"
 		ndata=$((ndata + 1))
 	fi
 done
 count=$(nd_u "$(nd_dump_files "$NL_TMP/rx" "$id" | head -n 1)" 34 2)
 [ "$ndata" -ge "$count" ] || nl_fail "$ndata data datagrams for pkt_count $count"
-# k=4, m=3: ceil(3 * k' / 4) parity datagrams per group of k' <= 4
-want=$(( (count / 4) * 3 + ( (count % 4) * 3 + 3 ) / 4 ))
-[ "$npar" = "$want" ] || nl_fail "$npar parity datagrams for $count data (k=4 m=3), expected $want"
+# k=8, m=2: ceil(2 * k' / 8) parity datagrams per group of k' <= 8
+want=$(( (count / 8) * 2 + ( (count % 8) * 2 + 7 ) / 8 ))
+[ "$npar" = "$want" ] || nl_fail "$npar parity datagrams for $count data (k=8 m=2), expected $want"
 nd_payload "$NL_TMP/rx" "$id" "$NL_TMP/payload"
 grep -qF "auth-marker-$NL_TAG" "$NL_TMP/payload" || nl_fail "marker not in the payload"
 signed1=$(sed -n 's/^signed //p' "$P/stats")
