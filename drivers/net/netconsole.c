@@ -277,7 +277,7 @@ static ssize_t nc_flag_store(struct config_item *item, const char *buf,
 	bool val;
 	int err;
 
-	if (kstrtobool(buf, &val))
+	if (netpoll_target_strtobool(buf, &val))
 		return -EINVAL;
 	err = netpoll_target_config_lock(nt);
 	if (err)

@@ -195,6 +195,27 @@ static void npt_disable(struct netpoll_target *nt)
 		ops->disabled(nt);
 }
 
+int netpoll_target_strtobool(const char *buf, bool *res)
+{
+	static const char * const words[] = {
+		"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
+	};
+	size_t len = strlen(buf);
+	unsigned int i;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (strlen(words[i]) == len &&
+		    !strncasecmp(buf, words[i], len)) {
+			*res = i & 1;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(netpoll_target_strtobool);
+
 int netpoll_target_config_lock(struct netpoll_target *nt)
 {
 	mutex_lock(&nt->nts->mutex);
@@ -241,7 +262,7 @@ static ssize_t enabled_store(struct config_item *item, const char *buf,
 	bool enable;
 	int err;
 
-	err = kstrtobool(buf, &enable);
+	err = netpoll_target_strtobool(buf, &enable);
 	if (err)
 		return err;
 

@@ -291,6 +291,19 @@ int netpoll_target_config_lock(struct netpoll_target *nt);
 void netpoll_target_config_unlock(struct netpoll_target *nt);
 
 /**
+ * netpoll_target_strtobool() - parse a boolean attribute value, strictly
+ * @buf:	what userspace wrote (one trailing newline allowed)
+ * @res:	the value, set only on success
+ *
+ * Whole words only: 1, 0, y, n, yes, no, on, off, true, false, in any case.
+ * kstrtobool() reads the first character alone and so takes "10" or "yes
+ * please"; an operator's typo must be refused, not half-understood.
+ *
+ * Return: 0, or -EINVAL (@res untouched).
+ */
+int netpoll_target_strtobool(const char *buf, bool *res);
+
+/**
  * netpoll_target_state_name() - printable name of a state
  * @state:	a state
  *
