@@ -79,23 +79,41 @@ module_param_named(oneshot, netoops_oneshot, bool, 0644);
 MODULE_PARM_DESC(oneshot,
 		 "send only the first dump until re-armed through 'rearm'");
 
+/*
+ * Run-time parameters that bound the crash path: a value outside its range
+ * is refused with -EINVAL and the old one kept, at load as at run time.
+ */
+#define NETOOPS_UINT_PARAM(name, var, lo, hi)				\
+static int netoops_##name##_set(const char *val,			\
+				const struct kernel_param *kp)		\
+{									\
+	return param_set_uint_minmax(val, kp, lo, hi) ? -EINVAL : 0;	\
+}									\
+static const struct kernel_param_ops netoops_##name##_ops = {		\
+	.set	= netoops_##name##_set,					\
+	.get	= param_get_uint,					\
+};									\
+module_param_cb(name, &netoops_##name##_ops, &(var), 0644)
+
 unsigned int netoops_repeat = 1;
-module_param_named(repeat, netoops_repeat, uint, 0644);
+NETOOPS_UINT_PARAM(repeat, netoops_repeat, 1, 16);
 MODULE_PARM_DESC(repeat, "send every dump this many times (1-16, default 1)");
 
 unsigned int netoops_pace_us;
-module_param_named(pace_us, netoops_pace_us, uint, 0644);
+NETOOPS_UINT_PARAM(pace_us, netoops_pace_us, 0, 10000);
 MODULE_PARM_DESC(pace_us, "busy-wait between two datagrams, us (0-10000)");
 
 unsigned int netoops_xmit_timeout_us = 200 * USEC_PER_MSEC;
-module_param_named(xmit_timeout_us, netoops_xmit_timeout_us, uint, 0644);
+NETOOPS_UINT_PARAM(xmit_timeout_us, netoops_xmit_timeout_us, 1,
+		   10 * USEC_PER_SEC);
 MODULE_PARM_DESC(xmit_timeout_us,
-		 "longest wait for the device per datagram, us (default 200000)");
+		 "longest wait for the device per datagram, us (1-10000000, default 200000)");
 
 unsigned int netoops_dump_timeout_ms = 10 * MSEC_PER_SEC;
-module_param_named(dump_timeout_ms, netoops_dump_timeout_ms, uint, 0644);
+NETOOPS_UINT_PARAM(dump_timeout_ms, netoops_dump_timeout_ms, 1,
+		   600 * MSEC_PER_SEC);
 MODULE_PARM_DESC(dump_timeout_ms,
-		 "longest time one dump may take, ms (default 10000)");
+		 "longest time one dump may take, ms (1-600000, default 10000)");
 
 unsigned int netoops_fec_k = NETOOPS_FEC_K_DEFAULT;
 unsigned int netoops_fec_m = NETOOPS_FEC_M_DEFAULT;
@@ -499,6 +517,8 @@ static int netoops_boot_id_set_param(const char *val,
 	u8 id[16];
 	uuid_t u;
 
+	if (val[len] && strcmp(val + len, "\n"))
+		return -EINVAL;		/* more after the newline */
 	if (len == 32) {
 		memcpy(s, val, len);
 		s[len] = '\0';
@@ -558,9 +578,6 @@ static int netoops_check_params(void)
 		       NETOOPS_PKT_MIN, NETOOPS_PKT_MAX);
 		return -EINVAL;
 	}
-	/* Bounded crash path: clamp what may change at run time, too. */
-	netoops_repeat = clamp(netoops_repeat, 1U, 16U);
-	netoops_pace_us = min(netoops_pace_us, 10000U);
 	return 0;
 }
 
