@@ -42,6 +42,11 @@ KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
+# The runner's timeout ends a test with SIGTERM: leave through the EXIT
+# trap (the test's cleanup) rather than die with targets, namespaces and
+# modules left behind for the next test.
+trap 'exit 143' TERM
+
 NL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NL_CFS=${NL_CFS:-/sys/kernel/config}
 NL_TAG=${NL_TAG:-$(printf '%04x%04x' $RANDOM $RANDOM)}
