@@ -4,10 +4,15 @@
 #
 #   make            build the kernel modules against KDIR (W=1)
 #   make tools      build the collector (netoopsd) and the CLI (netoops)
-#   make check      every test: unit, fuzz smoke, kselftests and crash tests
-#                   in guests of both Debian kernels
-#   make check-debug  build a lockdep/KASAN kernel with the project in the
-#                   tree and run the guest tests and a stress test on it
+#   make check      every test: check-tools, then check-guest and
+#                   check-debug side by side
+#   make check-tools  unit, golden and fuzz-replay tests (ASan/UBSan)
+#   make check-guest  kselftests and crash tests in guests of both Debian
+#                   kernels
+#   make check-debug  build a lockdep/KASAN/kmemleak kernel from
+#                   linux-source-6.12 with the project in the tree (cached
+#                   in /var/cache/netoops) and run the kselftests, a stress
+#                   test and the crash tests on it: no splat allowed
 #   make demo       boot a guest, crash it, show the crash the collector got
 #   make deps       install what a fresh Debian 12 machine lacks (root)
 #
@@ -31,9 +36,10 @@ tools:
 deps:
 	scripts/install-deps.sh
 
+# check-guest and check-debug side by side (tests/check-all.sh)
 check: deps
 	$(MAKE) check-tools
-	$(MAKE) check-guest
+	tests/check-all.sh
 
 check-tools:
 	$(MAKE) -C tools/netoops check
