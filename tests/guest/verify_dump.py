@@ -48,26 +48,33 @@ def identity(path):
 
 
 def oops_regs(serial):
-    """Registers of the first kernel-mode (CS 0010) register dump on the
-    console: the oops/BUG/WARN's.  A KASAN report before the oops carries a
-    user-mode block (the syscall's, "RIP: 0033:"), which is not it."""
-    regs, started = {}, False
+    """Registers of the first oops (or BUG) register dump on the console:
+    the first kernel-mode block ("RIP: 0010:") after the first "Oops:"
+    line, or without one the first kernel-mode block.  A KASAN report
+    comes before the oops and carries blocks of its own (the syscall's
+    user-mode registers, or in softirq context the interrupted task's),
+    which are not the oops's."""
+    lines = []
     with open(serial, errors='replace') as f:
         for line in f:
             text = line.rstrip('\r\n')
-            text = re.sub(r'^\[\s*\d+\.\d+\] ', '', text)
-            if not started:
-                started = text.startswith('RIP: 0010:')
-                continue
-            found = REG.findall(text)
-            if not found:
-                if regs:
-                    break
-                continue
-            for name, val in found:
-                name = name.lower()
-                name = re.sub(r'^r0(\d)$', r'r\1', name)
-                regs.setdefault(name, int(val, 16))
+            lines.append(re.sub(r'^\[\s*\d+\.\d+\] ', '', text))
+    start = next((i for i, t in enumerate(lines) if t.startswith('Oops: ')),
+                 0)
+    regs, started = {}, False
+    for text in lines[start:]:
+        if not started:
+            started = text.startswith('RIP: 0010:')
+            continue
+        found = REG.findall(text)
+        if not found:
+            if regs:
+                break
+            continue
+        for name, val in found:
+            name = name.lower()
+            name = re.sub(r'^r0(\d)$', r'r\1', name)
+            regs.setdefault(name, int(val, 16))
     return regs
 
 
