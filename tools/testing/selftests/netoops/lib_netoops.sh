@@ -203,6 +203,15 @@ nl_setup_veth()
 			nl_skip "cannot create veth (CONFIG_VETH)"
 		NL_WIRED=0
 	fi
+	if [ "$NL_WIRED" = 1 ]; then
+		# A virtio NIC has no receive buffers until it is first up, and
+		# QEMU's hub holds back what the other NIC sends until it has:
+		# on a slow guest (a debug kernel) the sender's TX queue timed
+		# out ("NETDEV WATCHDOG") while the peer was being set up.  Up
+		# once here, a NIC keeps its buffers when it goes down or moves.
+		ip link set "$NL_DEV" up
+		ip link set "$NL_PEER" up
+	fi
 	ip link set "$NL_PEER" netns "$NL_NS"
 	ip addr add "$NL_LOCAL_IP/24" dev "$NL_DEV"
 	ip -6 addr add "$NL_LOCAL_IP6/64" dev "$NL_DEV" nodad 2>/dev/null || true
