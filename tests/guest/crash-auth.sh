@@ -33,26 +33,12 @@ source "$(dirname "$0")/crash-lib.sh"
 ver=$(gh_resolve_kernel "$1")
 ct_prepare "$ver"
 
-# ca_collector_start DIR ARGS...: netoopsd on a free 127.0.0.1 port with
-# a metrics file (DIR/metrics.prom, written every second) and ARGS.
+# ca_collector_start DIR ARGS...: netoopsd (gh_collector_start) with a
+# metrics file (DIR/metrics.prom, written every second) and ARGS.
 ca_collector_start()
 {
-	local dir=$1
-
-	shift
-	mkdir -p "$dir"
-	GH_DB=$dir/netoops.db
-	rm -f "$dir/ready"
-	"$GH_TOOLS/netoopsd" --port 0 --listen 127.0.0.1 --db "$GH_DB" \
-		--ready-file "$dir/ready" --metrics-file "$dir/metrics.prom" \
-		--metrics-interval 1 --verbose "$@" > "$dir/netoopsd.log" 2>&1 &
-	GH_COLLECTOR_PID=$!
-	if ! gh_wait_for 10 grep -q '^port=' "$dir/ready"; then
-		gh_log "netoopsd did not start; log: $dir/netoopsd.log"
-		gh_collector_stop
-		return 1
-	fi
-	GH_PORT=$(sed -n 's/^port=//p' "$dir/ready")
+	gh_collector_start "$1" --metrics-file "$1/metrics.prom" \
+		--metrics-interval 1 "${@:2}"
 }
 
 # ca_relay_start DIR TO_PORT DROP: UDP relay on a free 127.0.0.1 port

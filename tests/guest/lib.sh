@@ -478,20 +478,23 @@ else:
 PY
 }
 
-# gh_collector_start DIR: run netoopsd storing into DIR/netoops.db on a
-# free 127.0.0.1 port (netoopsd picks it: --port 0, told through its ready
-# file); sets GH_PORT, GH_DB and GH_COLLECTOR_PID.  Log: DIR/netoopsd.log.
+# gh_collector_start DIR [ARGS...]: run netoopsd storing into
+# DIR/netoops.db on a free 127.0.0.1 port (netoopsd picks it: --port 0,
+# told through its ready file), with ARGS after the defaults (a repeated
+# option: the last one counts); sets GH_PORT, GH_DB and GH_COLLECTOR_PID.
+# Log: DIR/netoopsd.log.
 gh_collector_start()
 {
 	local dir=$1
 
+	shift
 	gh_have_collector || return 1
 	mkdir -p "$dir"
 	GH_DB=$dir/netoops.db
 	rm -f "$dir/ready"
 	"$GH_TOOLS/netoopsd" --port 0 --listen 127.0.0.1 --db "$GH_DB" \
 		--ready-file "$dir/ready" --timeout-ms "${GH_REASSEMBLY_MS:-3000}" \
-		--verbose > "$dir/netoopsd.log" 2>&1 &
+		--verbose "$@" > "$dir/netoopsd.log" 2>&1 &
 	GH_COLLECTOR_PID=$!
 	if ! gh_wait_for 10 grep -q '^port=' "$dir/ready"; then
 		gh_log "netoopsd did not start; log: $dir/netoopsd.log"
