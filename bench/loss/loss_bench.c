@@ -186,6 +186,48 @@ static void send_pkt(const void *buf, size_t len)
 	}
 }
 
+/*
+ * Encode one dump of payload @p as machine @boot_id, dump @id, under scheme
+ * @s (FEC: @k data + @m parity datagrams per group) and send it to the
+ * relay, three times for REPEAT3; counts bytes and datagrams in @res.
+ */
+static void send_dump(const uint8_t boot_id[16], uint64_t id,
+		      const struct payload *p, enum scheme s, unsigned int k,
+		      unsigned int m, struct result *res)
+{
+	static uint8_t pkt[NETOOPS_PKT_DEFAULT], meta[256];
+	static uint8_t scratch[NETOOPS_ENC_FEC_SCRATCH(NETOOPS_FEC_MAX,
+						       NETOOPS_PKT_DEFAULT)];
+	struct netoops_enc_opts o = { .max_pkt = NETOOPS_PKT_DEFAULT };
+	struct netoops_tlv_buf tb;
+	struct netoops_enc e;
+	int pass, len;
+
+	netoops_tlv_init(&tb, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_PANIC, 1, 1, 0);
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_RELEASE, "6.12.118+deb12-amd64");
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "bench-host");
+	netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_DEFLATE,
+				     (uint32_t)p->orig);
+	if (s == FEC) {
+		o.fec_k = k;
+		o.fec_m = m;
+		o.scratch = scratch;
+		o.scratch_len = sizeof(scratch);
+	}
+	if (netoops_enc_init_opts(&e, boot_id, id, meta, tb.len, p->buf,
+				  p->len, &o))
+		exit(1);
+	for (pass = 0; pass < (s == REPEAT3 ? 3 : 1); pass++) {
+		netoops_enc_rewind(&e);
+		while ((len = netoops_enc_next(&e, pkt, sizeof(pkt))) > 0) {
+			send_pkt(pkt, (size_t)len);
+			res->bytes += (unsigned long long)len;
+			res->sent_pkts++;
+		}
+	}
+}
+
 /* Receive until marker @seq (bounded: 5 s without traffic ends it). */
 static bool receive_until(uint32_t seq, struct netoops_reasm *r,
 			  uint64_t dump_id, struct result *res)
@@ -416,54 +458,23 @@ static void run_scheme_daemon(enum scheme s, const struct payload *pl,
 			      unsigned int m, uint64_t id_base,
 			      const struct daemon *d, struct result *res)
 {
-	static uint8_t pkt[NETOOPS_PKT_DEFAULT], meta[256];
-	static uint8_t scratch[NETOOPS_ENC_FEC_SCRATCH(NETOOPS_FEC_MAX,
-						       NETOOPS_PKT_DEFAULT)];
 	double c0 = metric(d, COMPLETE);
 	double r0 = metric(d, "netoops_packets_received_total");
 	double m0 = metric(d, DROPPED("magic"));
 	double l0 = limit_drops(d), done = 0;
 	uint64_t end;
 	unsigned long i;
-	int pass, len;
 
 	memset(res, 0, sizeof(*res));
 	for (i = 0; i < ndumps; i++) {
 		const struct payload *p = &pl[i % NPAYLOADS];
-		struct netoops_enc_opts o = { .max_pkt = NETOOPS_PKT_DEFAULT };
-		struct netoops_tlv_buf tb;
-		struct netoops_enc e;
 		uint8_t boot_id[16], mark[MARK_LEN] = "NOMARK";
 		uint64_t id = id_base + i;
 
 		/* one machine per dump: boot_id "loss-bench" + dump id */
 		memcpy(boot_id, "loss-ben", 8);
 		memcpy(boot_id + 8, &id, 8);
-		netoops_tlv_init(&tb, meta, sizeof(meta));
-		netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_PANIC, 1, 1, 0);
-		netoops_tlv_put_str(&tb, NETOOPS_TLV_RELEASE,
-				    "6.12.118+deb12-amd64");
-		netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "bench-host");
-		netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_DEFLATE,
-					     (uint32_t)p->orig);
-		if (s == FEC) {
-			o.fec_k = k;
-			o.fec_m = m;
-			o.scratch = scratch;
-			o.scratch_len = sizeof(scratch);
-		}
-		if (netoops_enc_init_opts(&e, boot_id, id, meta, tb.len,
-					  p->buf, p->len, &o))
-			exit(1);
-		for (pass = 0; pass < (s == REPEAT3 ? 3 : 1); pass++) {
-			netoops_enc_rewind(&e);
-			while ((len = netoops_enc_next(&e, pkt,
-						       sizeof(pkt))) > 0) {
-				send_pkt(pkt, (size_t)len);
-				res->bytes += (unsigned long long)len;
-				res->sent_pkts++;
-			}
-		}
+		send_dump(boot_id, id, p, s, k, m, res);
 		memcpy(mark + 8, boot_id, 16);
 		send_pkt(mark, sizeof(mark));
 		res->dumps++;
@@ -495,51 +506,20 @@ static void run_scheme(enum scheme s, const struct payload *pl,
 		       unsigned long ndumps, unsigned int k, unsigned int m,
 		       uint64_t id_base, struct result *res)
 {
-	static uint8_t pkt[NETOOPS_PKT_DEFAULT], meta[256];
-	static uint8_t scratch[NETOOPS_ENC_FEC_SCRATCH(NETOOPS_FEC_MAX,
-						       NETOOPS_PKT_DEFAULT)];
 	static const uint8_t boot_id[16] = "loss-bench-boot";
 	struct netoops_reasm_limits lim = { .timeout_ms = 1000000 };
 	struct netoops_reasm *r;
 	unsigned long i;
-	int pass, len;
 
 	if (netoops_reasm_new(&lim, &r) || netoops_reasm_enable_fec(r))
 		exit(1);
 	memset(res, 0, sizeof(*res));
 	for (i = 0; i < ndumps; i++) {
 		const struct payload *p = &pl[i % NPAYLOADS];
-		struct netoops_enc_opts o = { .max_pkt = NETOOPS_PKT_DEFAULT };
-		struct netoops_tlv_buf tb;
-		struct netoops_enc e;
 		uint32_t seq = (uint32_t)i;
 		uint8_t mark[10];
 
-		netoops_tlv_init(&tb, meta, sizeof(meta));
-		netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_PANIC, 1, 1, 0);
-		netoops_tlv_put_str(&tb, NETOOPS_TLV_RELEASE,
-				    "6.12.118+deb12-amd64");
-		netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, "bench-host");
-		netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_DEFLATE,
-					     (uint32_t)p->orig);
-		if (s == FEC) {
-			o.fec_k = k;
-			o.fec_m = m;
-			o.scratch = scratch;
-			o.scratch_len = sizeof(scratch);
-		}
-		if (netoops_enc_init_opts(&e, boot_id, id_base + i, meta,
-					  tb.len, p->buf, p->len, &o))
-			exit(1);
-		for (pass = 0; pass < (s == REPEAT3 ? 3 : 1); pass++) {
-			netoops_enc_rewind(&e);
-			while ((len = netoops_enc_next(&e, pkt,
-						       sizeof(pkt))) > 0) {
-				send_pkt(pkt, (size_t)len);
-				res->bytes += (unsigned long long)len;
-				res->sent_pkts++;
-			}
-		}
+		send_dump(boot_id, id_base + i, p, s, k, m, res);
 		memcpy(mark, "NOMARK", 6);
 		memcpy(mark + 6, &seq, 4);
 		send_pkt(mark, sizeof(mark));
