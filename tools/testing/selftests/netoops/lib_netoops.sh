@@ -166,6 +166,18 @@ nl_ns_exec()
 	ip netns exec "$NL_NS" "$@"
 }
 
+# nl_udp_rcvbuf_errors: UDP datagrams the receiving side (NL_NS, or this
+# namespace without one) dropped because a socket's buffer was full.
+nl_udp_rcvbuf_errors()
+{
+	local run=()
+
+	[ -n "$NL_NS" ] && run=(ip netns exec "$NL_NS")
+	"${run[@]}" cat /proc/net/snmp |
+		awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+			       else print $c["RcvbufErrors"] }'
+}
+
 # nl_setup_veth: network namespace NL_NS holding NL_PEER (192.0.2.2/24,
 # 2001:db8::2/64), wired to NL_DEV (192.0.2.1/24, 2001:db8::1/64) in the
 # initial namespace; waits until both ends have carrier.
@@ -326,13 +338,19 @@ nl_target_disable()
 # nl_target_remove SUBSYS NAME: disable (if enabled) and rmdir.
 nl_target_remove()
 {
-	local dir
+	local dir sub
 
 	dir=$(nl_target_dir "$1" "$2")
 	[ -d "$dir" ] || return 0
 	if [ -e "$dir/enabled" ] && [ "$(cat "$dir/enabled")" = 1 ]; then
 		echo 0 > "$dir/enabled" 2>/dev/null || true
 	fi
+	# A target with user fields (netoops userfields/, netconsole
+	# userdata/) is not empty: a test that failed half way must not
+	# leave it (and a reference on the module) to the next test.
+	for sub in "$dir"/userfields/*/ "$dir"/userdata/*/; do
+		[ -d "$sub" ] && rmdir "$sub"
+	done
 	rmdir "$dir"
 }
 

@@ -112,7 +112,8 @@ soft_dump()
 	echo 1 > "$P/dump" || nl_fail "soft dump refused"
 	nl_wait_for 30 nd_have_dumps "$1" || nl_fail "no datagram received"
 	id=$(nd_dumps "$1" | head -n 1)
-	nl_wait_for 30 nd_dump_complete "$1" "$id" || nl_fail "dump $id incomplete"
+	nl_wait_for 30 nd_dump_complete "$1" "$id" ||
+		nl_fail "dump $id incomplete: $(nd_missing "$1" "$id")"
 	# parity follows the last data datagram: wait until the sink is idle
 	nl_wait_for 10 sink_quiet "$1"
 	nl_listen_stop

@@ -33,11 +33,7 @@ stat_of() { sed -n "s/^$1 //p" $P/stats; }
 received() { ls "$NL_TMP/rx" "$NL_TMP/rx2" | grep -c '\.bin$' || true; }
 # Datagrams the receiving namespace dropped because a socket was full
 # (udp_sink competes for the guest's one CPU with back-to-back dumps).
-rcvbuf_errors() {
-	nl_ns_exec cat /proc/net/snmp |
-		awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
-			       else print $c["RcvbufErrors"] }'
-}
+rcvbuf_errors() { nl_udp_rcvbuf_errors; }
 
 nl_setup_veth
 nl_require_netpoll_dev
@@ -95,7 +91,7 @@ nl_listen_start 6667 "$NL_TMP/final" dir
 echo 1 > $P/dump || nl_fail "final soft dump refused"
 nl_wait_for 20 nd_have_dumps "$NL_TMP/final" || nl_fail "final dump not received"
 id=$(nd_dumps "$NL_TMP/final" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/final" "$id" || nl_fail "final dump incomplete"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/final" "$id" || nl_fail "final dump incomplete: $(nd_missing "$NL_TMP/final" "$id")"
 for f in $(nd_dump_files "$NL_TMP/final" "$id"); do
 	nd_check_pkt "$f"
 done

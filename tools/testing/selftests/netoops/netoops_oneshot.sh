@@ -52,7 +52,7 @@ barrier() {
 		nl_fail "soft dump (barrier) not received"
 	for id in $(nd_dumps "$NL_TMP/rx"); do
 		nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" ||
-			nl_fail "dump $id incomplete"
+			nl_fail "dump $id incomplete: $(nd_missing "$NL_TMP/rx" "$id")"
 	done
 }
 

@@ -49,7 +49,7 @@ echo oops_kthread > $CT || nl_fail "crash trigger refused"
 # The network copy.
 nl_wait_for 20 nd_have_dumps "$NL_TMP/rx" || nl_fail "oops dump not received"
 id=$(nd_dumps "$NL_TMP/rx" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" || nl_fail "oops dump $id incomplete"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" || nl_fail "oops dump $id incomplete: $(nd_missing "$NL_TMP/rx" "$id")"
 for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do
 	nd_check_pkt "$f"
 done

@@ -69,7 +69,7 @@ echo 1 > "$P/dump" || nl_fail "soft dump refused"
 nl_wait_for 20 nd_have_dumps "$NL_TMP/rx" || nl_fail "no datagram received"
 id=$(nd_dumps "$NL_TMP/rx" | head -n 1)
 nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" ||
-	nl_fail "dump $id incomplete: $(nd_dump_files "$NL_TMP/rx" "$id" | wc -l) datagrams"
+	nl_fail "dump $id incomplete: $(nd_missing "$NL_TMP/rx" "$id")"
 for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do
 	nd_check_pkt "$f"
 done
@@ -100,7 +100,7 @@ nl_listen_start 6667 "$NL_TMP/rx2" dir
 echo 1 > "$P/dump" || nl_fail "second soft dump refused"
 nl_wait_for 20 nd_have_dumps "$NL_TMP/rx2" || nl_fail "second dump not received"
 id2=$(nd_dumps "$NL_TMP/rx2" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/rx2" "$id2" || nl_fail "second dump incomplete"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/rx2" "$id2" || nl_fail "second dump incomplete: $(nd_missing "$NL_TMP/rx2" "$id2")"
 [ "$id2" != "$id" ] || nl_fail "two dumps share the dump id $id"
 if nd_user "$NL_TMP/rx2" "$id2" site >/dev/null; then
 	nl_fail "removed user field 'site' still sent"

@@ -9,6 +9,11 @@
  * for that file instead of sleeping.  Stops after -n datagrams, after -t
  * seconds without traffic, or on SIGTERM/SIGINT.
  *
+ * The receive buffer is raised to 8 MiB (SO_RCVBUFFORCE as root, else as
+ * far as net.core.rmem_max allows): a guest under emulation may not run
+ * the sink for a while, and a whole dump with its parity arrives in one
+ * burst.  A datagram the socket drops is a test failure, not a kernel one.
+ *
  * Kept static and dependency-free so it runs in a busybox initramfs.
  */
 #include <arpa/inet.h>
@@ -63,7 +68,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	static char buf[65536];
-	int opt, fd, outfd = -1, one = 1;
+	int opt, fd, outfd = -1, one = 1, rcvbuf = 8 << 20;
 
 	while ((opt = getopt(argc, argv, "p:b:o:d:r:n:t:")) != -1) {
 		switch (opt) {
@@ -105,6 +110,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&ss, sslen) < 0) {
 		perror("udp_sink: bind");
 		return 1;
