@@ -38,10 +38,10 @@ static int lookup(void *ctx, uint32_t key_id, const struct netoops_packet *p,
 	return 0;
 }
 
-static int verify(void *ctx, const struct netoops_packet *p)
+static int verify(void *ctx, struct netoops_packet *p)
 {
 	(void)ctx;
-	return netoops_auth_check(p, false, lookup, NULL, NULL);
+	return netoops_auth_verify(p, false, lookup, NULL, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,6 +56,8 @@ static void consume(struct netoops_dump *d)
 	int err;
 
 	CHECK(d->pkts_received <= d->pkt_count);
+	/* only key 7 exists: nothing else can authenticate a dump */
+	CHECK(!d->authenticated || (d->auth_key_id == 7 && d->pkts_received));
 	for (i = 0; i < d->nr_gaps; i++) {
 		CHECK(d->gaps[i].len > 0);
 		CHECK((uint64_t)d->gaps[i].off + d->gaps[i].len <=
@@ -99,8 +101,9 @@ static void add(struct netoops_reasm *r, const uint8_t *buf, size_t len,
 
 		CHECK(pkt.err == NETOOPS_OK);
 		CHECK(pkt.pkt_index < pkt.pkt_count);
-		rc = netoops_auth_check(&pkt, now % 60 == 0, lookup, NULL,
-					&why);
+		rc = netoops_auth_verify(&pkt, now % 60 == 0, lookup, NULL,
+					 &why);
+		CHECK(!pkt.verified || (rc == 0 && pkt.has_mac));
 		CHECK((rc == 0) == (why == NETOOPS_OK));
 		CHECK(!pkt.has_mac || pkt.mac_off + 24 == len);
 		rc = netoops_reasm_add(r, src, strlen(src), &pkt, now, &d,

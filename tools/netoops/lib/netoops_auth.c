@@ -123,3 +123,19 @@ int netoops_auth_check(const struct netoops_packet *pkt, bool required,
 	}
 	return 0;
 }
+
+int netoops_auth_verify(struct netoops_packet *pkt, bool required,
+			netoops_key_lookup_fn lookup, void *ctx,
+			enum netoops_err *reason)
+{
+	int err;
+
+	if (!pkt)
+		return netoops_auth_check(pkt, required, lookup, ctx, reason);
+	pkt->verified = false;
+	err = netoops_auth_check(pkt, required, lookup, ctx, reason);
+	/* 0 with a MAC and a key ring means the MAC matched a key */
+	if (!err && pkt->has_mac && lookup)
+		pkt->verified = true;
+	return err;
+}

@@ -215,6 +215,11 @@ struct netoops_meta {
  * @has_mac:	NETOOPS_F_AUTH was set and the MAC TLV parsed (NOT yet
  *		verified: see netoops_auth_check())
  * @key_id:	&netoops_mac.key_id
+ * @verified:	the MAC was checked against a configured key (@key_id) and
+ *		matched.  netoops_decode_packet() always clears it (decoding
+ *		is not verifying); netoops_auth_verify() sets it.  The
+ *		reassembler only reads it: a dump is authenticated when every
+ *		data datagram it was built from had it, with one @key_id.
  * @mac:	&netoops_mac.mac
  * @mac_off:	offset of the MAC TLV: the MAC covers bytes 0 .. @mac_off - 1
  * @is_parity:	NETOOPS_F_PARITY: a parity datagram (@chunk is NULL)
@@ -248,6 +253,7 @@ struct netoops_packet {
 	size_t		raw_len;
 	bool		has_mac;
 	uint32_t	key_id;
+	bool		verified;
 	uint8_t		mac[NETOOPS_MAC_LEN];
 	size_t		mac_off;
 	bool		is_parity;
@@ -344,6 +350,25 @@ int netoops_auth_check(const struct netoops_packet *pkt, bool required,
 		       netoops_key_lookup_fn lookup, void *ctx,
 		       enum netoops_err *reason);
 
+/**
+ * netoops_auth_verify() - netoops_auth_check(), recording the outcome
+ * @pkt:	as for netoops_auth_check()
+ * @required:	as for netoops_auth_check()
+ * @lookup:	as for netoops_auth_check()
+ * @ctx:	as for netoops_auth_check()
+ * @reason:	as for netoops_auth_check()
+ *
+ * Sets &netoops_packet.verified when the datagram was accepted because its
+ * MAC matched a key @lookup found (and clears it otherwise: an unsigned
+ * datagram let through because nothing is @required, or a signed one when
+ * there is no @lookup, is accepted but not verified).
+ *
+ * Return: as netoops_auth_check().
+ */
+int netoops_auth_verify(struct netoops_packet *pkt, bool required,
+			netoops_key_lookup_fn lookup, void *ctx,
+			enum netoops_err *reason);
+
 /* ---------------------------------------------------------------------- */
 /* Forward error correction (lib/netoops_fec.c: link -lisal)              */
 
@@ -433,6 +458,16 @@ struct netoops_gap {
  * @pkts_rebuilt: datagrams (counted in @pkts_received) rebuilt from parity
  * @first_ms:	time the first packet arrived
  * @last_ms:	time the last new packet arrived
+ * @authenticated: every data datagram the dump was built from (rebuilt ones
+ *		included) had &netoops_packet.verified set, all with the
+ *		same key id; false if any had not, if two key ids were
+ *		mixed, or if no data datagram arrived.  Parity datagrams do
+ *		not count either way: they add no data of their own, and
+ *		what they rebuild is a whole data datagram whose own MAC is
+ *		checked by the verify callback (netoops_reasm_set_verify()).
+ *		Duplicates do not count either: the data came from the copy
+ *		that arrived first.
+ * @auth_key_id: that key id (0 when not @authenticated)
  *
  * Free with netoops_dump_free().
  */
@@ -455,6 +490,8 @@ struct netoops_dump {
 	uint32_t	pkts_rebuilt;
 	uint64_t	first_ms;
 	uint64_t	last_ms;
+	bool		authenticated;
+	uint32_t	auth_key_id;
 };
 
 /**
@@ -566,11 +603,14 @@ int netoops_reasm_enable_fec(struct netoops_reasm *r);
 /**
  * typedef netoops_verify_fn - check a datagram rebuilt from parity
  * @ctx:	the caller's context
- * @pkt:	the decoded rebuilt datagram (@raw valid during the call)
+ * @pkt:	the decoded rebuilt datagram (@raw valid during the call);
+ *		&netoops_packet.verified is clear on entry: set it (e.g. with
+ *		netoops_auth_verify()) if the MAC was verified with a key,
+ *		or the rebuilt datagram makes its dump unauthenticated
  *
  * Return: 0 to accept it, non-zero to drop it (counted in fec_failed).
  */
-typedef int (*netoops_verify_fn)(void *ctx, const struct netoops_packet *pkt);
+typedef int (*netoops_verify_fn)(void *ctx, struct netoops_packet *pkt);
 
 /**
  * netoops_reasm_set_verify() - check rebuilt datagrams, e.g. their MAC
@@ -579,7 +619,10 @@ typedef int (*netoops_verify_fn)(void *ctx, const struct netoops_packet *pkt);
  * @ctx:	passed to @fn
  *
  * Rebuilt datagrams come from datagrams the caller already verified, so
- * with a MAC this is defence in depth, not a requirement.
+ * with a MAC this is defence in depth, not a requirement for accepting
+ * them; it is what makes them count as verified for
+ * &netoops_dump.authenticated (without a callback, a rebuilt datagram
+ * counts as unverified).
  */
 void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
 			      void *ctx);

@@ -52,6 +52,9 @@ struct rdump {
 	struct rpar	*par;		/* parity datagrams received */
 	uint32_t	npar;
 	uint32_t	par_cap;
+	bool		unauth;		/* a data datagram was not verified,
+					 * or verified with another key */
+	uint32_t	key_id;		/* key of the first data datagram */
 };
 
 struct rlist {
@@ -404,6 +407,8 @@ static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
 	out->pkts_rebuilt = d->rebuilt;
 	out->first_ms = d->first_ms;
 	out->last_ms = d->last_ms;
+	out->authenticated = d->received && !d->unauth;
+	out->auth_key_id = out->authenticated ? d->key_id : 0;
 
 	free_buffers(d);
 	r->st.bytes_buffered -= d->cost;
@@ -572,6 +577,11 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 	set_range(d->have, pkt->payload_off, pkt->chunk_len);
 	set_bit(d->got, pkt->pkt_index);
 	d->crcs[pkt->pkt_index] = pkt->checksum;
+	/* authenticated only if every datagram used was, with one key */
+	if (!pkt->verified || (d->received && pkt->key_id != d->key_id))
+		d->unauth = true;
+	if (!d->received)
+		d->key_id = pkt->key_id;
 	d->received++;
 	d->last_ms = now_ms;
 	r->st.accepted++;

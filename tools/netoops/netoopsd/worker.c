@@ -124,11 +124,12 @@ static int key_lookup(void *ctx, uint32_t key_id,
 	return -ENOKEY;
 }
 
-static int verify_rebuilt(void *ctx, const struct netoops_packet *p)
+/* A rebuilt datagram counts as verified only if its own MAC is. */
+static int verify_rebuilt(void *ctx, struct netoops_packet *p)
 {
 	const struct config *c = ctx;
 
-	return netoops_auth_check(p, c->require_auth, key_lookup, ctx, NULL);
+	return netoops_auth_verify(p, c->require_auth, key_lookup, ctx, NULL);
 }
 
 static size_t src_key(const struct daemon *d,
@@ -219,9 +220,12 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 				  NETOOPS_ERR_INVALID]);
 		return;
 	}
+	/* np.verified (cleared by decode) says whether a key verified it:
+	 * the stored dump is authenticated only if all its datagrams were.
+	 */
 	if ((d->cfg.nr_keys || d->cfg.require_auth) &&
-	    netoops_auth_check(&np, d->cfg.require_auth, key_lookup, &d->cfg,
-			       &why)) {
+	    netoops_auth_verify(&np, d->cfg.require_auth, key_lookup, &d->cfg,
+				&why)) {
 		INC(w->st.dropped[why != NETOOPS_OK && why < NETOOPS_ERR__MAX ?
 				  why : NETOOPS_ERR_INVALID]);
 		return;

@@ -509,12 +509,12 @@ static void test_fec_patterns(void **state)
 }
 
 /* Rebuilt datagrams of an authenticated dump carry a valid MAC. */
-static int verify_mac(void *ctx, const struct netoops_packet *p)
+static int verify_mac(void *ctx, struct netoops_packet *p)
 {
 	int *calls = ctx;
 
 	(*calls)++;
-	return netoops_auth_check(p, true, lookup, NULL, NULL);
+	return netoops_auth_verify(p, true, lookup, NULL, NULL);
 }
 
 static void test_fec_auth_random_loss(void **state)
@@ -556,6 +556,8 @@ static void test_fec_auth_random_loss(void **state)
 	assert_int_equal(st.fec_failed, 0);
 	assert_int_equal((uint64_t)calls, st.fec_rebuilt);
 	assert_int_equal(done->pkts_rebuilt, st.fec_rebuilt);
+	/* check() does not record verification: not authenticated */
+	assert_false(done->authenticated);
 	netoops_dump_free(done);
 	netoops_reasm_free(r);
 	tu_dump_clear(&d);
@@ -589,6 +591,247 @@ static void test_fec_forged_parity(void **state)
 	tu_dump_clear(&d);
 }
 
+/* ---- whether a dump is authenticated (struct netoops_dump) ---------- */
+
+#define OTHER_KEY_ID	9
+
+/* Key ring with two keys: tu_key_id and OTHER_KEY_ID. */
+static int lookup2(void *ctx, uint32_t key_id, const struct netoops_packet *p,
+		   struct netoops_key *ret)
+{
+	(void)ctx;
+	(void)p;
+	if (key_id == OTHER_KEY_ID) {
+		ret->key = other_key;
+		ret->key_len = sizeof(other_key);
+		return 0;
+	}
+	return lookup(NULL, key_id, p, ret);
+}
+
+/* Verify callback: the rebuilt datagram's MAC, with the key ring. */
+static int verify_key(void *ctx, struct netoops_packet *p)
+{
+	(void)ctx;
+	return netoops_auth_verify(p, true, lookup, NULL, NULL);
+}
+
+/* A verify callback that accepts a rebuilt datagram without a key. */
+static int verify_none(void *ctx, struct netoops_packet *p)
+{
+	(void)ctx;
+	return netoops_auth_verify(p, false, NULL, NULL, NULL);
+}
+
+/* A datagram: its bytes, and how to check it before reassembly. */
+struct auth_in {
+	const uint8_t	*buf;
+	size_t		len;
+	netoops_key_lookup_fn lk;	/* NULL: not checked with a key */
+};
+
+/*
+ * Decode, netoops_auth_verify() (key ring @in[i].lk, not required), and
+ * reassemble @n datagrams with FEC and verify callback @vf; returns the
+ * dump (complete, or flushed as partial).
+ */
+static struct netoops_dump *feed(const struct auth_in *in, size_t n,
+				 netoops_verify_fn vf,
+				 struct netoops_reasm_stats *st)
+{
+	struct netoops_packet *p = malloc(sizeof(*p));
+	struct netoops_reasm *r;
+	struct netoops_dump *done = NULL, *got = NULL;
+	size_t i;
+
+	assert_non_null(p);
+	assert_int_equal(netoops_reasm_new(NULL, &r), 0);
+	assert_int_equal(netoops_reasm_enable_fec(r), 0);
+	netoops_reasm_set_verify(r, vf, NULL);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(netoops_decode_packet(in[i].buf, in[i].len,
+						       p), 0);
+		/* decoding is not verifying */
+		assert_false(p->verified);
+		assert_int_equal(netoops_auth_verify(p, false, in[i].lk, NULL,
+						     NULL), 0);
+		assert_int_equal(p->verified, p->has_mac && in[i].lk);
+		assert_true(netoops_reasm_add(r, "s", 1, p, 1, &done,
+					      NULL) >= 0);
+		if (done) {
+			assert_null(got);
+			got = done;
+		}
+	}
+	if (!got)
+		assert_int_equal(netoops_reasm_flush(r, &got), 1);
+	if (st)
+		netoops_reasm_get_stats(r, st);
+	netoops_reasm_free(r);
+	free(p);
+	return got;
+}
+
+/* Every datagram of @d (except index @skip) checked with @lk. */
+static size_t inputs(const struct tu_dump *d, netoops_key_lookup_fn lk,
+		     size_t skip, struct auth_in *in)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->n; i++) {
+		if (i == skip)
+			continue;
+		in[n].buf = d->pkt[i];
+		in[n].len = d->len[i];
+		in[n++].lk = lk;
+	}
+	return n;
+}
+
+/* Whether datagram @i of @d is a parity datagram. */
+static bool parity_at(const struct tu_dump *d, size_t i)
+{
+	return d->pkt[i][7] & (NETOOPS_F_PARITY >> 8);
+}
+
+static void test_dump_authenticated(void **state)
+{
+	static struct auth_in in[256], mix[256];
+	struct netoops_dump *dump;
+	struct tu_dump d, d9, u;
+	size_t zl = make_payload(12000, 11), n, i;
+	(void)state;
+
+	encode(&d, tu_key, tu_key_id, 0, 0, zl, 512, 20);
+	encode(&d9, other_key, OTHER_KEY_ID, 0, 0, zl, 512, 20);
+	encode(&u, NULL, 0, 0, 0, zl, 512, 21);
+	assert_true(d.n >= 4 && d.n == d9.n && d.n < 256);
+
+	/* every datagram verified with one key: authenticated, that key */
+	n = inputs(&d, lookup, SIZE_MAX, in);
+	dump = feed(in, n, NULL, NULL);
+	assert_true(dump->complete);
+	assert_true(dump->authenticated);
+	assert_int_equal(dump->auth_key_id, tu_key_id);
+	netoops_dump_free(dump);
+	n = inputs(&d9, lookup2, SIZE_MAX, in);
+	dump = feed(in, n, NULL, NULL);
+	assert_true(dump->authenticated);
+	assert_int_equal(dump->auth_key_id, OTHER_KEY_ID);
+	netoops_dump_free(dump);
+
+	/* one datagram (first, middle or last) not checked: not */
+	for (i = 0; i < d.n; i += d.n / 2 - 1) {
+		n = inputs(&d, lookup, SIZE_MAX, in);
+		in[i].lk = NULL;
+		dump = feed(in, n, NULL, NULL);
+		assert_true(dump->complete);
+		assert_false(dump->authenticated);
+		assert_int_equal(dump->auth_key_id, 0);
+		netoops_dump_free(dump);
+	}
+
+	/* signed, but no key ring (netoopsd without --key): not */
+	n = inputs(&d, NULL, SIZE_MAX, in);
+	dump = feed(in, n, NULL, NULL);
+	assert_true(dump->complete);
+	assert_false(dump->authenticated);
+	netoops_dump_free(dump);
+
+	/* unsigned, with a key ring: accepted, not authenticated */
+	n = inputs(&u, lookup, SIZE_MAX, in);
+	dump = feed(in, n, NULL, NULL);
+	assert_true(dump->complete);
+	assert_false(dump->authenticated);
+	netoops_dump_free(dump);
+
+	/* the same dump, datagrams alternately signed with keys 7 and 9,
+	 * each verifying: mixed keys, not authenticated
+	 */
+	for (i = 0; i < d.n; i++) {
+		const struct tu_dump *s = i % 2 ? &d9 : &d;
+
+		mix[i].buf = s->pkt[i];
+		mix[i].len = s->len[i];
+		mix[i].lk = lookup2;
+	}
+	dump = feed(mix, d.n, NULL, NULL);
+	assert_true(dump->complete);
+	assert_memory_equal(dump->payload, zpay, zl);
+	assert_false(dump->authenticated);
+	netoops_dump_free(dump);
+
+	/* a partial dump whose datagrams all verified: authenticated (the
+	 * record says partial on its own)
+	 */
+	n = inputs(&d, lookup, 1, in);
+	dump = feed(in, n, NULL, NULL);
+	assert_false(dump->complete);
+	assert_true(dump->authenticated);
+	assert_int_equal(dump->auth_key_id, tu_key_id);
+	netoops_dump_free(dump);
+	tu_dump_clear(&d);
+	tu_dump_clear(&d9);
+	tu_dump_clear(&u);
+}
+
+/*
+ * FEC: a rebuilt datagram counts as verified only when the verify
+ * callback verified its MAC with a key; parity datagrams themselves do not
+ * count (unverified parity leaves a dump of verified data authenticated).
+ */
+static void test_dump_authenticated_fec(void **state)
+{
+	static struct auth_in in[256];
+	struct netoops_reasm_stats st;
+	struct netoops_dump *dump;
+	struct tu_dump d;
+	size_t zl = make_payload(12000, 12), n, i, lost = 1;
+	(void)state;
+
+	encode(&d, tu_key, tu_key_id, 4, 2, zl, 512, 22);
+	assert_true(d.n > 6 && d.n < 256);
+	assert_false(parity_at(&d, lost));
+
+	/* datagram 1 lost, rebuilt and verified by the callback */
+	n = inputs(&d, lookup, lost, in);
+	dump = feed(in, n, verify_key, &st);
+	assert_true(dump->complete);
+	assert_int_equal(dump->pkts_rebuilt, 1);
+	assert_int_equal(st.fec_rebuilt, 1);
+	assert_true(dump->authenticated);
+	assert_int_equal(dump->auth_key_id, tu_key_id);
+	assert_memory_equal(dump->payload, zpay, zl);
+	netoops_dump_free(dump);
+
+	/* rebuilt but accepted without a key check: not authenticated */
+	dump = feed(in, n, verify_none, &st);
+	assert_true(dump->complete);
+	assert_int_equal(dump->pkts_rebuilt, 1);
+	assert_false(dump->authenticated);
+	netoops_dump_free(dump);
+
+	/* rebuilt with no verify callback at all: not authenticated */
+	dump = feed(in, n, NULL, &st);
+	assert_true(dump->complete);
+	assert_int_equal(dump->pkts_rebuilt, 1);
+	assert_false(dump->authenticated);
+	netoops_dump_free(dump);
+
+	/* nothing lost, parity not checked with a key: still authenticated */
+	n = inputs(&d, lookup, SIZE_MAX, in);
+	for (i = 0; i < n; i++)
+		if (parity_at(&d, i))
+			in[i].lk = NULL;
+	dump = feed(in, n, verify_key, &st);
+	assert_true(dump->complete);
+	assert_int_equal(dump->pkts_rebuilt, 0);
+	assert_true(st.parity > 0);
+	assert_true(dump->authenticated);
+	netoops_dump_free(dump);
+	tu_dump_clear(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +843,8 @@ int main(void)
 		cmocka_unit_test(test_fec_patterns),
 		cmocka_unit_test(test_fec_auth_random_loss),
 		cmocka_unit_test(test_fec_forged_parity),
+		cmocka_unit_test(test_dump_authenticated),
+		cmocka_unit_test(test_dump_authenticated_fec),
 	};
 
 	(void)payload;
