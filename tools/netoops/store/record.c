@@ -204,6 +204,8 @@ int nstore_record_from_dump(const struct netoops_dump *nd,
 	d->pkt_received = nd->pkts_received;
 	d->payload_total = nd->payload_len;
 	d->received_ms = first_wall_ms;
+	d->authenticated = nd->authenticated;
+	d->auth_key_id = nd->authenticated ? nd->auth_key_id : 0;
 	if (nd->has_meta && nd->meta.compression == NETOOPS_COMPRESS_DEFLATE)
 		r = inflated_text(d, nd, orig_len, &perr);
 	else

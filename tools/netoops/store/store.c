@@ -34,6 +34,7 @@ void nstore_filter_init(struct nstore_filter *f)
 	memset(f, 0, sizeof(*f));
 	f->reason = -1;
 	f->complete = -1;
+	f->authenticated = -1;
 }
 
 struct nstore_dump *nstore_dump_new(void)

@@ -88,6 +88,10 @@ struct nstore_dump {
 	char *sig_title;		/* crash title, NULL if none found */
 	char *sig_frames;		/* normalized top frames, '\n' separated */
 	char *sig_hash;			/* bucket key */
+	bool authenticated;		/* every datagram it was built from
+					 * was verified with one configured
+					 * key (struct netoops_dump) */
+	uint32_t auth_key_id;		/* that key's id (0 if not) */
 };
 
 /** struct nstore_filter - what list/buckets/export select (0/NULL = any) */
@@ -99,6 +103,8 @@ struct nstore_filter {
 	int64_t until_ms;		/* received_ms < until_ms, 0 = no bound */
 	const char *bucket;		/* sig_hash, or a unique prefix of it */
 	int complete;			/* 1 complete, 0 partial, -1 any */
+	int authenticated;		/* 1 authenticated (any key), 0 not,
+					 * -1 any */
 	long limit;			/* 0 = no limit */
 };
 

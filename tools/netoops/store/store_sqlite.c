@@ -6,6 +6,16 @@
  * column so that listing rows never walks a log's overflow pages.  WAL mode:
  * the CLI reads while the daemon writes; the daemon batches many dumps into
  * one transaction (nstore_put() with n > 1).
+ *
+ * Schema versions (meta.schema_version), each opener for writing migrates
+ * an older database in one transaction (migrate()):
+ *   1  the first
+ *   2  dumps.auth_key: id of the key that verified every datagram of the
+ *      dump, NULL when it was not authenticated.  Added by ALTER TABLE to
+ *      an old database, so there it comes after the log; in a new one it
+ *      comes before it.  Rows stored before the migration read as NULL.
+ * A read-only opener of a version 1 database (not yet migrated: netoopsd
+ * not restarted) reads NULL for the columns it lacks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,13 +29,16 @@
 
 #include "store.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 
 struct sqlite_store {
 	struct nstore base;	/* must be first */
 	sqlite3 *db;
 	sqlite3_stmt *put;	/* the upsert, prepared once */
 	char *path;
+	const char *auth_col;	/* "auth_key", or "NULL" before version 2 */
 };
 
 static const char schema[] =
@@ -41,18 +54,25 @@ static const char schema[] =
 	" complete INTEGER NOT NULL, pkt_count INTEGER, pkt_received INTEGER,"
 	" compression INTEGER, payload_total INTEGER, gaps TEXT,"
 	" src TEXT, received_ms INTEGER NOT NULL, stored_ms INTEGER,"
-	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT,"
+	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT, auth_key INTEGER,"
 	" log_len INTEGER NOT NULL, log_enc INTEGER NOT NULL, log BLOB,"
 	" UNIQUE(boot_id, dump_id));"
 	"CREATE INDEX IF NOT EXISTS dumps_received ON dumps(received_ms);"
 	"CREATE INDEX IF NOT EXISTS dumps_sig ON dumps(sig_hash);"
 	"CREATE INDEX IF NOT EXISTS dumps_host ON dumps(hostname);"
-	"INSERT OR IGNORE INTO meta VALUES('schema_version', 1);";
+	"INSERT OR IGNORE INTO meta VALUES('schema_version', "
+	XSTR(SCHEMA_VERSION) ");";
+
+/* Statements of each migration from version i + 1 to i + 2. */
+static const char *const migrations[SCHEMA_VERSION - 1] = {
+	"ALTER TABLE dumps ADD COLUMN auth_key INTEGER;",
+};
 
 /* How the log column is kept. */
 #define LOG_ENC_PLAIN	0
 #define LOG_ENC_DEFLATE	1	/* raw deflate, as the sender compressed it */
 
+/* Columns 0..33 of every query; then the auth column (34), log (35). */
 #define COLS \
 	"id, boot_id, dump_id, hostname, release, version, arch, reason," \
 	" oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint," \
@@ -65,9 +85,11 @@ static const char put_sql[] =
 	" reason, oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint,"
 	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count,"
 	" pkt_received, compression, payload_total, gaps, src, received_ms,"
-	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log, log_enc)"
+	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log, log_enc,"
+	" auth_key)"
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34)"
+	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,"
+	"?35)"
 	" ON CONFLICT(boot_id, dump_id) DO UPDATE SET"
 	" hostname=excluded.hostname, release=excluded.release,"
 	" version=excluded.version, arch=excluded.arch,"
@@ -83,7 +105,8 @@ static const char put_sql[] =
 	" src=excluded.src, stored_ms=excluded.stored_ms,"
 	" sig_title=excluded.sig_title, sig_frames=excluded.sig_frames,"
 	" sig_hash=excluded.sig_hash, log_len=excluded.log_len,"
-	" log=excluded.log, log_enc=excluded.log_enc"
+	" log=excluded.log, log_enc=excluded.log_enc,"
+	" auth_key=excluded.auth_key"
 	" WHERE excluded.complete > dumps.complete OR"
 	" (excluded.complete = dumps.complete AND"
 	"  excluded.pkt_received > dumps.pkt_received)"
@@ -122,6 +145,58 @@ static int sq_err(int rc)
 	}
 }
 
+/* meta.schema_version into *@ret. */
+static int read_version(sqlite3 *db, int *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT value FROM meta"
+				" WHERE key = 'schema_version'", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	rc = sqlite3_step(st);
+	*ret = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	rc = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -EBADMSG : sq_err(rc);
+	sqlite3_finalize(st);
+	if (!rc && *ret < 1)
+		rc = -EBADMSG;
+	return rc;
+}
+
+/*
+ * Bring an older database to SCHEMA_VERSION, all or nothing (a newer one is
+ * left as it is: columns are named in every statement).  BEGIN IMMEDIATE:
+ * two writers opening the same old database at once migrate it once.
+ */
+static int migrate(sqlite3 *db, int *ret_version)
+{
+	char sql[96];
+	int rc, v = 0, err;
+
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	err = read_version(db, &v);
+	if (!err && v < SCHEMA_VERSION) {
+		for (; !err && v < SCHEMA_VERSION; v++)
+			err = sq_err(sqlite3_exec(db, migrations[v - 1], NULL,
+						  NULL, NULL));
+		snprintf(sql, sizeof(sql), "UPDATE meta SET value = %d"
+			 " WHERE key = 'schema_version'", v);
+		if (!err)
+			err = sq_err(sqlite3_exec(db, sql, NULL, NULL, NULL));
+	}
+	if (!err)
+		err = sq_err(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL));
+	if (err) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	*ret_version = v;
+	return 0;
+}
+
 static void sqlite_close(struct nstore *base)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
@@ -136,7 +211,7 @@ static int sqlite_open(const char *path, unsigned int flags,
 		       struct nstore **ret)
 {
 	struct sqlite_store *s;
-	int rc, oflags;
+	int rc, oflags, version;
 	char sql[128];
 
 	s = calloc(1, sizeof(*s));
@@ -165,6 +240,11 @@ static int sqlite_open(const char *path, unsigned int flags,
 		rc = sqlite3_exec(s->db, schema, NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
 			goto fail;
+		rc = migrate(s->db, &version);
+		if (rc < 0) {
+			sqlite_close(&s->base);
+			return rc;
+		}
 		rc = sqlite3_prepare_v3(s->db, put_sql, -1,
 					SQLITE_PREPARE_PERSISTENT, &s->put,
 					NULL);
@@ -178,7 +258,13 @@ static int sqlite_open(const char *path, unsigned int flags,
 			sqlite_close(&s->base);
 			return -ENOENT;
 		}
+		rc = read_version(s->db, &version);
+		if (rc < 0) {
+			sqlite_close(&s->base);
+			return rc;
+		}
 	}
+	s->auth_col = version >= 2 ? "auth_key" : "NULL";
 	*ret = &s->base;
 	return 0;
 fail:
@@ -358,6 +444,10 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 				    SQLITE_STATIC);
 		sqlite3_bind_int(st, 34, LOG_ENC_PLAIN);
 	}
+	if (d->authenticated)
+		sqlite3_bind_int64(st, 35, d->auth_key_id);
+	else
+		sqlite3_bind_null(st, 35);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		d->id = sqlite3_column_int64(st, 0);
@@ -435,7 +525,10 @@ static int inflate_log(struct nstore_dump *d, const void *in, size_t len)
 	return 0;
 }
 
-/* Fills @d from a row selected with COLS (and log as column 34 if @log). */
+/*
+ * Fills @d from a row selected with COLS, the auth column (34) and, if
+ * @log, the log (35).
+ */
 static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 {
 	const unsigned char *regs;
@@ -492,9 +585,11 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->sig_frames = col_strdup(st, 30);
 	d->sig_hash = col_strdup(st, 31);
 	d->log_len = sqlite3_column_int64(st, 32);
+	d->authenticated = sqlite3_column_type(st, 34) != SQLITE_NULL;
+	d->auth_key_id = (uint32_t)sqlite3_column_int64(st, 34);
 	if (log) {
-		const void *b = sqlite3_column_blob(st, 34);
-		size_t len = sqlite3_column_bytes(st, 34);
+		const void *b = sqlite3_column_blob(st, 35);
+		size_t len = sqlite3_column_bytes(st, 35);
 
 		if (sqlite3_column_int(st, 33) == LOG_ENC_DEFLATE)
 			return inflate_log(d, b, len);
@@ -515,10 +610,12 @@ static int sqlite_get(struct nstore *base, int64_t id,
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	struct nstore_dump *d;
 	sqlite3_stmt *st;
+	char sql[640];
 	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT " COLS ", log FROM dumps"
-				" WHERE id = ?", -1, &st, NULL);
+	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s, log FROM dumps"
+		 " WHERE id = ?", s->auth_col);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sq_err(rc);
 	sqlite3_bind_int64(st, 1, id);
@@ -543,7 +640,8 @@ out:
 }
 
 /* WHERE clause for @f; parameters are bound by bind_filter() in order. */
-static void filter_sql(const struct nstore_filter *f, char *buf, size_t len)
+static void filter_sql(const struct sqlite_store *s,
+		       const struct nstore_filter *f, char *buf, size_t len)
 {
 	size_t n;
 
@@ -562,7 +660,10 @@ static void filter_sql(const struct nstore_filter *f, char *buf, size_t len)
 		n += snprintf(buf + n, len - n,
 			      " AND substr(sig_hash, 1, length(?)) = ?");
 	if (f->complete >= 0)
-		snprintf(buf + n, len - n, " AND complete = ?");
+		n += snprintf(buf + n, len - n, " AND complete = ?");
+	if (f->authenticated >= 0)
+		snprintf(buf + n, len - n, " AND %s IS %s", s->auth_col,
+			 f->authenticated ? "NOT NULL" : "NULL");
 }
 
 static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f)
@@ -600,9 +701,9 @@ static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
 		nstore_filter_init(&any);
 		f = &any;
 	}
-	filter_sql(f, where, sizeof(where));
-	snprintf(sql, sizeof(sql), "SELECT " COLS "%s FROM dumps%s"
-		 " ORDER BY id LIMIT %ld",
+	filter_sql(s, f, where, sizeof(where));
+	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s%s FROM dumps%s"
+		 " ORDER BY id LIMIT %ld", s->auth_col,
 		 flags & NSTORE_WITH_LOG ? ", log" : "", where,
 		 f->limit > 0 ? f->limit : -1L);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -643,7 +744,7 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 		nstore_filter_init(&any);
 		f = &any;
 	}
-	filter_sql(f, where, sizeof(where));
+	filter_sql(s, f, where, sizeof(where));
 	/* Dumps without a signature fall in one bucket named "-". */
 	snprintf(sql, sizeof(sql),
 		 "SELECT ifnull(sig_hash, '-'), max(sig_title), max(sig_frames),"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Store tests: SQLite round trip, replace-if-better, filters, buckets,
- * gap rendering, reader while a writer holds the database.
+ * gap rendering, reader while a writer holds the database, whether a dump
+ * was authenticated (round trip, filter, migration of a version 1 store).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include <linux/netoops.h>
 
@@ -262,6 +264,219 @@ static void test_filters_buckets(void **state)
 		nstore_dump_free(d[i]);
 }
 
+static void test_auth_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d[4], *g;
+	struct nstore_filter flt;
+	size_t dups, i;
+	long n;
+
+	d[0] = mk(10, 1, "signed", "6.12", "s", true, 4);
+	d[0]->authenticated = true;
+	d[0]->auth_key_id = 7;
+	d[1] = mk(11, 1, "unsigned", "6.12", "s", true, 4);
+	d[2] = mk(12, 1, "key0", "6.12", "s", true, 4);
+	d[2]->authenticated = true;	/* key id 0 is a key id, not "no" */
+	d[2]->auth_key_id = 0;
+	d[3] = mk(13, 1, "keymax", "6.12", "s", true, 4);
+	d[3]->authenticated = true;
+	d[3]->auth_key_id = UINT32_MAX;
+	assert_int_equal(nstore_put(f->st, d, 4, &dups), 0);
+	assert_int_equal(dups, 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(nstore_get(f->st, d[i]->id, &g), 0);
+		assert_string_equal(g->hostname, d[i]->hostname);
+		assert_int_equal(g->authenticated, d[i]->authenticated);
+		assert_int_equal(g->auth_key_id, d[i]->auth_key_id);
+		nstore_dump_free(g);
+	}
+
+	nstore_filter_init(&flt);
+	flt.authenticated = 1;
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 3);
+	flt.authenticated = 0;
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	flt.host = "signed";
+	n = 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 0);
+
+	/* a better copy replaces the row, and its authentication with it */
+	nstore_dump_free(d[1]);
+	d[1] = mk(10, 1, "signed", "6.12", "s", true, 4);
+	d[1]->complete = false;
+	d[1]->pkt_received = 3;
+	assert_int_equal(nstore_put(f->st, &d[1], 1, &dups), 0);
+	assert_int_equal(dups, 1);	/* partial after complete: kept */
+	assert_int_equal(nstore_get(f->st, d[0]->id, &g), 0);
+	assert_true(g->authenticated);
+	nstore_dump_free(g);
+	for (i = 0; i < 4; i++)
+		nstore_dump_free(d[i]);
+
+	d[0] = mk(14, 1, "h", "r", "s", false, 2);
+	d[0]->authenticated = true;
+	d[0]->auth_key_id = 7;
+	d[1] = mk(14, 1, "h", "r", "s", true, 4);	/* not signed */
+	assert_int_equal(nstore_put(f->st, d, 2, &dups), 0);
+	assert_int_equal(dups, 0);
+	assert_int_equal(d[1]->id, d[0]->id);
+	assert_int_equal(nstore_get(f->st, d[0]->id, &g), 0);
+	assert_true(g->complete);
+	assert_false(g->authenticated);
+	nstore_dump_free(g);
+	nstore_dump_free(d[0]);
+	nstore_dump_free(d[1]);
+}
+
+/* The schema of version 1 stores, as they were created. */
+static const char schema_v1[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
+	"CREATE TABLE dumps("
+	" id INTEGER PRIMARY KEY,"
+	" boot_id TEXT NOT NULL, dump_id INTEGER NOT NULL,"
+	" hostname TEXT, release TEXT, version TEXT, arch TEXT,"
+	" reason INTEGER NOT NULL, oops_count INTEGER, part INTEGER,"
+	" cpu INTEGER, wall_sec INTEGER, wall_nsec INTEGER,"
+	" uptime_ns INTEGER, taint INTEGER, cpu_desc TEXT,"
+	" regs_arch INTEGER, regs_context INTEGER, regs BLOB, user TEXT,"
+	" complete INTEGER NOT NULL, pkt_count INTEGER, pkt_received INTEGER,"
+	" compression INTEGER, payload_total INTEGER, gaps TEXT,"
+	" src TEXT, received_ms INTEGER NOT NULL, stored_ms INTEGER,"
+	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT,"
+	" log_len INTEGER NOT NULL, log_enc INTEGER NOT NULL, log BLOB,"
+	" UNIQUE(boot_id, dump_id));"
+	"CREATE INDEX dumps_received ON dumps(received_ms);"
+	"CREATE INDEX dumps_sig ON dumps(sig_hash);"
+	"CREATE INDEX dumps_host ON dumps(hostname);"
+	"INSERT INTO meta VALUES('schema_version', 1);"
+	"INSERT INTO dumps(boot_id, dump_id, hostname, reason, complete,"
+	" received_ms, log_len, log_enc, log, user, gaps) VALUES("
+	" '01010101010101010101010101010101', 3, 'old-host', 2, 1,"
+	" 1764756000000, 4, 0, 'old\n', '{}', '');";
+
+/* One integer from @sql (-1 if no row). */
+static long long sql_int(const char *path, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+					 NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static int first_cb(const struct nstore_dump *d, void *arg)
+{
+	struct nstore_dump *copy = arg;
+
+	copy->id = d->id;
+	copy->dump_id = d->dump_id;
+	copy->authenticated = d->authenticated;
+	copy->auth_key_id = d->auth_key_id;
+	copy->log_len = d->log_len;
+	return 0;
+}
+
+/*
+ * A store of version 1 (no auth_key column): readers see its dumps as not
+ * authenticated; the first writer migrates it in place, keeping them.
+ */
+static void test_migrate_v1(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d, *g, got;
+	struct nstore_filter flt;
+	struct nstore *ro, *rw;
+	char path[160];
+	sqlite3 *db;
+	size_t dups;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/v1.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, schema_v1, NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM"
+				 " pragma_table_info('dumps')"
+				 " WHERE name = 'auth_key'"), 0);
+
+	/* read-only, not migrated: every dump "not authenticated" */
+	assert_int_equal(nstore_open(path, NSTORE_RDONLY, &ro), 0);
+	memset(&got, 0xff, sizeof(got));
+	assert_int_equal(nstore_list(ro, NULL, NSTORE_WITH_LOG, first_cb,
+				     &got), 0);
+	assert_int_equal(got.dump_id, 3);
+	assert_int_equal(got.log_len, 4);
+	assert_false(got.authenticated);
+	nstore_filter_init(&flt);
+	flt.authenticated = 1;
+	n = 0;
+	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 0);
+	flt.authenticated = 0;
+	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(nstore_get(ro, got.id, &g), 0);
+	assert_false(g->authenticated);
+	assert_string_equal(g->hostname, "old-host");
+	nstore_dump_free(g);
+	nstore_close(ro);
+	assert_int_equal(sql_int(path, "SELECT value FROM meta"
+				 " WHERE key = 'schema_version'"), 1);
+
+	/* a writer migrates: version 2, the column, the old row kept */
+	assert_int_equal(nstore_open(path, NSTORE_SYNC_NORMAL, &rw), 0);
+	assert_int_equal(sql_int(path, "SELECT value FROM meta"
+				 " WHERE key = 'schema_version'"), 2);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM"
+				 " pragma_table_info('dumps')"
+				 " WHERE name = 'auth_key'"), 1);
+	assert_int_equal(nstore_get(rw, got.id, &g), 0);
+	assert_false(g->authenticated);
+	assert_string_equal(g->hostname, "old-host");
+	assert_memory_equal(g->log, "old\n", 4);
+	nstore_dump_free(g);
+	d = mk(15, 1, "new-host", "6.12", "s", true, 4);
+	d->authenticated = true;
+	d->auth_key_id = 7;
+	assert_int_equal(nstore_put(rw, &d, 1, &dups), 0);
+	assert_int_equal(dups, 0);
+	nstore_close(rw);
+
+	/* opened again (nothing left to migrate), and read back */
+	assert_int_equal(nstore_open(path, 0, &rw), 0);
+	nstore_close(rw);
+	assert_int_equal(nstore_open(path, NSTORE_RDONLY, &ro), 0);
+	assert_int_equal(nstore_get(ro, d->id, &g), 0);
+	assert_true(g->authenticated);
+	assert_int_equal(g->auth_key_id, 7);
+	nstore_dump_free(g);
+	flt.authenticated = 1;
+	n = 0;
+	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
+	assert_int_equal(n, 1);
+	nstore_close(ro);
+	nstore_dump_free(d);
+
+	/* a new store is created at version 2 */
+	assert_int_equal(sql_int(f->path, "SELECT value FROM meta"
+				 " WHERE key = 'schema_version'"), 2);
+}
+
 static void test_render_gaps(void **state)
 {
 	struct nstore_dump *d = nstore_dump_new();
@@ -340,6 +555,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filters_buckets, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reader_sees_writer, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_auth_roundtrip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 						teardown),
 		cmocka_unit_test(test_render_gaps),
 		cmocka_unit_test(test_helpers),
