@@ -30,7 +30,8 @@ int cmd_decode(struct cli *c, int argc, char **argv);
 
 /* output.c */
 json_t *dump_to_json(const struct nstore_dump *d, bool with_log);
-void dump_print_text(FILE *f, const struct nstore_dump *d);
+/* @auth_checked: false when MACs were not verified (netoops decode) */
+void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked);
 void dump_print_line(FILE *f, const struct nstore_dump *d);
 void dump_print_header(FILE *f);
 void format_ms(int64_t ms, char *buf, size_t len);

@@ -3,6 +3,8 @@
  * netoops decode: datagrams from a file (raw, concatenated, as netoopsd
  * --archive writes them) or a packet capture (libpcap), decoded and
  * reassembled with the decoder library, printed as text or JSON.  No store.
+ * No MAC key either: signed datagrams are counted, never verified, so no
+ * dump is reported as authenticated ("authenticated": null in JSON).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +24,7 @@ struct decode_ctx {
 	bool json;
 	json_t *jpackets;		/* --json --packets */
 	unsigned long packets, bad, skipped;
+	unsigned long signed_pkts;	/* with a MAC, not verified */
 	unsigned long bad_by[NETOOPS_ERR__MAX];
 	uint64_t now;			/* fake clock: packets in order */
 	json_t *jdumps;
@@ -46,6 +49,8 @@ static void emit_dump(struct decode_ctx *x, struct netoops_dump *nd)
 		json_object_del(o, "received");
 		json_object_del(o, "received_ms");
 		json_object_del(o, "src");
+		/* not "false": nothing here can verify a MAC */
+		json_object_set_new(o, "authenticated", json_null());
 		if (perr)
 			json_object_set_new(o, "payload_error",
 					    json_string(strerror(-perr)));
@@ -53,7 +58,7 @@ static void emit_dump(struct decode_ctx *x, struct netoops_dump *nd)
 	} else {
 		if (x->dumps > 1)
 			putchar('\n');
-		dump_print_text(stdout, d);
+		dump_print_text(stdout, d, false);
 		if (perr)
 			printf("(payload error: %s)\n", strerror(-perr));
 	}
@@ -75,6 +80,7 @@ static void one_packet(struct decode_ctx *x, const uint8_t *buf, size_t len,
 		if (p.err < NETOOPS_ERR__MAX)
 			x->bad_by[p.err]++;
 	} else {
+		x->signed_pkts += p.has_mac;
 		r = netoops_reasm_add(x->reasm, NULL, 0, &p, x->now++, &done,
 				      &why);
 		if (r == NETOOPS_REASM_COMPLETE)
@@ -108,6 +114,9 @@ static void one_packet(struct decode_ctx *x, const uint8_t *buf, size_t len,
 			json_object_set_new(o, "chunk_len",
 					    json_integer(p.chunk_len));
 			json_object_set_new(o, "meta", json_boolean(p.has_meta));
+			json_object_set_new(o, "mac_key_id", p.has_mac ?
+					    json_integer(p.key_id) :
+					    json_null());
 		}
 		json_array_append_new(x->jpackets, o);
 	} else if (r < 0) {
@@ -117,10 +126,13 @@ static void one_packet(struct decode_ctx *x, const uint8_t *buf, size_t len,
 		char boot[33];
 
 		nstore_boot_id_hex(p.boot_id, boot);
-		printf("packet @%zu len %zu: %s/%llu %u/%u payload %u+%zu%s\n",
+		printf("packet @%zu len %zu: %s/%llu %u/%u payload %u+%zu%s",
 		       where, len, boot, (unsigned long long)p.dump_id,
 		       p.pkt_index, p.pkt_count, p.payload_off, p.chunk_len,
 		       p.has_meta ? " meta" : "");
+		if (p.has_mac)
+			printf(" mac key %u (not verified)", p.key_id);
+		putchar('\n');
 	}
 }
 
@@ -327,6 +339,9 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 		json_object_set_new(o2, "refused_by_reason", bad);
 		json_object_set_new(o2, "skipped_frames",
 				    json_integer(x.skipped));
+		json_object_set_new(o2, "signed_packets",
+				    json_integer(x.signed_pkts));
+		json_object_set_new(o2, "macs_verified", json_false());
 		if (x.show_packets)
 			json_object_set_new(o2, "packet_list", x.jpackets);
 		else
@@ -343,6 +358,10 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 				printf(", %s %lu", netoops_err_str(i),
 				       x.bad_by[i]);
 		printf("; %lu dumps\n", x.dumps);
+		if (x.signed_pkts)
+			printf("%lu packets carried a MAC, not verified"
+			       " (netoops decode takes no keys)\n",
+			       x.signed_pkts);
 		if (x.skipped)
 			printf("%lu captured frames were not netoops\n",
 			       x.skipped);

@@ -17,7 +17,8 @@
 #include "store/record.h"
 
 enum { F_HOST = 256, F_KERNEL, F_REASON, F_SINCE, F_UNTIL, F_BUCKET,
-       F_COMPLETE, F_PARTIAL, F_LIMIT, F_JSON, F_NOLOG, F_HELP };
+       F_COMPLETE, F_PARTIAL, F_AUTH, F_UNAUTH, F_LIMIT, F_JSON, F_NOLOG,
+       F_HELP };
 
 static bool no_log;	/* list --json --no-log */
 
@@ -30,6 +31,8 @@ static const struct option filter_opts[] = {
 	{ "bucket", required_argument, NULL, F_BUCKET },
 	{ "complete", no_argument, NULL, F_COMPLETE },
 	{ "partial", no_argument, NULL, F_PARTIAL },
+	{ "authenticated", no_argument, NULL, F_AUTH },
+	{ "unauthenticated", no_argument, NULL, F_UNAUTH },
 	{ "limit", required_argument, NULL, F_LIMIT },
 	{ "json", no_argument, NULL, F_JSON },
 	{ "no-log", no_argument, NULL, F_NOLOG },
@@ -75,6 +78,12 @@ static int parse_filter(struct cli *c, int argc, char **argv,
 		case F_PARTIAL:
 			f->complete = 0;
 			break;
+		case F_AUTH:
+			f->authenticated = 1;
+			break;
+		case F_UNAUTH:
+			f->authenticated = 0;
+			break;
 		case F_LIMIT:
 			f->limit = strtol(optarg, &end, 10);
 			if (*end || f->limit <= 0)
@@ -90,7 +99,8 @@ static int parse_filter(struct cli *c, int argc, char **argv,
 			printf("Usage: netoops %s [--host H] [--kernel R]"
 			       " [--reason R] [--since T] [--until T]\n"
 			       "       [--bucket B] [--complete|--partial]"
-			       " [--limit N] [--json [--no-log]]\n", verb);
+			       " [--authenticated|--unauthenticated]\n"
+			       "       [--limit N] [--json [--no-log]]\n", verb);
 			return 3;
 		default:
 			return 2;
@@ -216,7 +226,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (c->json)
 		print_json(dump_to_json(d, true), true);
 	else
-		dump_print_text(stdout, d);
+		dump_print_text(stdout, d, true);
 	nstore_dump_free(d);
 	return 0;
 }

@@ -23,12 +23,14 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "list", cmd_list,
 	  "[--host H] [--kernel R] [--reason R] [--since T] [--until T]\n"
-	  "                 [--bucket B] [--complete|--partial] [--limit N]"
+	  "                 [--bucket B] [--complete|--partial]\n"
+	  "                 [--authenticated|--unauthenticated] [--limit N]"
 	  " [--no-log]",
 	  "list dumps (--json: an array of full records, log included\n"
 	  "              unless --no-log)" },
 	{ "show", cmd_show, "ID",
-	  "one dump: header, registers, user fields, log with gaps marked" },
+	  "one dump: header (\"authenticated: key N\" or \"no\"),\n"
+	  "              registers, user fields, log with gaps marked" },
 	{ "buckets", cmd_buckets, "[same filters as list]",
 	  "dumps grouped by crash signature, biggest first" },
 	{ "export", cmd_export, "[same filters as list]",
@@ -36,7 +38,8 @@ static const struct cmd cmds[] = {
 	{ "stats", cmd_stats, "",
 	  "store figures and the daemon's counters (--metrics-file)" },
 	{ "decode", cmd_decode, "[--packets] FILE|-",
-	  "decode raw datagrams (concatenated) or a pcap, no store" },
+	  "decode raw datagrams (concatenated) or a pcap, no store;\n"
+	  "              MACs are not verified (no keys)" },
 	{ "import-log", cmd_import_log,
 	  "[--host H] [--kernel R] [--reason R] FILE...",
 	  "store plain-text logs as complete dumps (tests, corpora)" },
@@ -64,7 +67,10 @@ static void usage(FILE *f)
 "Times (--since, --until): unix seconds, \"YYYY-MM-DD[ HH:MM[:SS]]\" (UTC)\n"
 "or a relative \"-2h\", \"-30m\", \"-7d\".  Reasons: panic, oops, emergency,\n"
 "restart, halt, poweroff, soft.  --bucket takes a signature hash or a\n"
-"prefix of it.  Exit status: 0 ok, 1 error, 2 usage.\n");
+"prefix of it.  A dump is authenticated (--authenticated, AUTH \"key N\") when\n"
+"netoopsd verified every datagram of it with the one key N (--key); dumps\n"
+"stored without a --key, or with any unsigned datagram, are not.\n"
+"Exit status: 0 ok, 1 error, 2 usage.\n");
 }
 
 int open_store(struct cli *c, struct nstore **ret)

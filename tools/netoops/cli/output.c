@@ -118,6 +118,9 @@ json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 					NETOOPS_COMPRESS_DEFLATE ? "deflate" :
 					"none"));
 	json_object_set_new(o, "payload_total", json_integer(d->payload_total));
+	json_object_set_new(o, "authenticated", json_boolean(d->authenticated));
+	json_object_set_new(o, "auth_key_id", d->authenticated ?
+			    json_integer(d->auth_key_id) : json_null());
 	a = json_array();
 	for (i = 0; i < d->nr_gaps; i++) {
 		json_t *g = json_object();
@@ -184,21 +187,32 @@ json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 	return o;
 }
 
+/* "key N" or "no": whether every datagram was verified with one key. */
+static void format_auth(const struct nstore_dump *d, char *buf, size_t len)
+{
+	if (d->authenticated)
+		snprintf(buf, len, "key %u", d->auth_key_id);
+	else
+		snprintf(buf, len, "no");
+}
+
 void dump_print_header(FILE *f)
 {
-	fprintf(f, "%6s  %-19s  %-16s  %-22s  %-8s  %-8s  %s\n", "ID",
-		"RECEIVED (UTC)", "HOST", "KERNEL", "REASON", "STATE", "TITLE");
+	fprintf(f, "%6s  %-19s  %-16s  %-22s  %-8s  %-8s  %-8s  %s\n", "ID",
+		"RECEIVED (UTC)", "HOST", "KERNEL", "REASON", "STATE", "AUTH",
+		"TITLE");
 }
 
 void dump_print_line(FILE *f, const struct nstore_dump *d)
 {
-	char t[32];
+	char t[32], auth[24];
 
 	format_ms(d->received_ms, t, sizeof(t));
-	fprintf(f, "%6lld  %-19s  %-16.16s  %-22.22s  %-8s  %-8s  %s\n",
+	format_auth(d, auth, sizeof(auth));
+	fprintf(f, "%6lld  %-19s  %-16.16s  %-22.22s  %-8s  %-8s  %-8s  %s\n",
 		(long long)d->id, t, d->hostname ?: "?", d->release ?: "?",
 		nstore_reason_name(d->reason),
-		d->complete ? "complete" : "partial",
+		d->complete ? "complete" : "partial", auth,
 		d->sig_title ?: "");
 }
 
@@ -231,9 +245,9 @@ static void print_regs(FILE *f, const struct nstore_dump *d)
 		fputc('\n', f);
 }
 
-void dump_print_text(FILE *f, const struct nstore_dump *d)
+void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 {
-	char boot[33], t[32];
+	char boot[33], t[32], auth[24];
 	uint64_t missing = 0;
 	size_t i, len;
 	char *text;
@@ -270,6 +284,9 @@ void dump_print_text(FILE *f, const struct nstore_dump *d)
 		d->payload_total,
 		d->compression == NETOOPS_COMPRESS_DEFLATE ? "deflate" : "plain",
 		d->log_len);
+	format_auth(d, auth, sizeof(auth));
+	fprintf(f, "  authenticated: %s\n", auth_checked ? auth :
+		"not checked (no MAC key here)");
 	fprintf(f, "  title:     %s\n", d->sig_title ?: "-");
 	fprintf(f, "  bucket:    %s\n", d->sig_hash ?: "-");
 	if (d->sig_frames && *d->sig_frames) {

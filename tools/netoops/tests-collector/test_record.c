@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Record tests: real encoded packets -> decoder library -> store record.
- * Checks text, metadata, gaps in log coordinates and the signature.
+ * Checks text, metadata, gaps in log coordinates, the signature and
+ * whether the dump was authenticated.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -68,8 +69,15 @@ static void test_complete_deflate(void **state)
 	assert_true(p.n > 2);
 	nd = reassemble(&p, NULL, 0);
 	assert_true(nd->complete);
+	/* unsigned datagrams, never verified */
+	assert_false(nd->authenticated);
+	/* as the reassembler says of a dump verified with key 42 */
+	nd->authenticated = true;
+	nd->auth_key_id = 42;
 	assert_int_equal(nstore_record_from_dump(nd, 1000, &d, &perr), 0);
 	netoops_dump_free(nd);
+	assert_true(d->authenticated);
+	assert_int_equal(d->auth_key_id, 42);
 	assert_int_equal(perr, 0);
 	assert_true(d->complete);
 	assert_int_equal(d->nr_gaps, 0);
@@ -112,8 +120,12 @@ static void test_plain_gaps(void **state)
 	assert_int_equal(netoops_decode_packet(p.buf[5], p.len[5], &b), 0);
 	nd = reassemble(&p, skip, 2);
 	assert_false(nd->complete);
+	assert_false(nd->authenticated);
+	nd->auth_key_id = 42;	/* meaningless when not authenticated */
 	assert_int_equal(nstore_record_from_dump(nd, 0, &d, &perr), 0);
 	netoops_dump_free(nd);
+	assert_false(d->authenticated);
+	assert_int_equal(d->auth_key_id, 0);
 	assert_int_equal(perr, 0);
 	assert_false(d->complete);
 	assert_int_equal(d->pkt_received, p.n - 2);

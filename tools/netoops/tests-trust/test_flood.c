@@ -21,6 +21,9 @@
  *    documents: max-memory + 2 x pending-bytes + 16 MiB per finisher, plus
  *    a fixed allowance for the program, libraries, threads and socket
  *    buffers (FLOOD_BASE_MIB).
+ * With keys (test_auth, test_auth_mixed): every forgery counted under its
+ * reason; and without --require-auth, the store says which dumps were
+ * authenticated ("key N") and which not ("no").
  *
  * Environment: NETOOPSD, NETOOPS_CLI.  All traffic to 127.0.0.1.  Every
  * wait is for a condition with a deadline.
@@ -774,6 +777,10 @@ static void test_auth(void **state)
 	assert_string_equal(json_string_value(json_object_get(dump,
 							      "hostname")),
 			    "signed-host");
+	assert_true(json_is_true(json_object_get(dump, "authenticated")));
+	assert_int_equal(json_integer_value(json_object_get(dump,
+							    "auth_key_id")),
+			 7);
 	assert_int_equal(json_string_length(json_object_get(dump, "log")),
 			 sizeof(text));
 	assert_memory_equal(json_string_value(json_object_get(dump, "log")),
@@ -783,11 +790,201 @@ static void test_auth(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Datagrams of an unsigned dump from host @host, without FEC. */
+static size_t encode_unsigned(uint8_t pkts[][MAX_PACKET], size_t *plen,
+			      const uint8_t boot[16], const char *host,
+			      const void *z, size_t zl)
+{
+	struct netoops_tlv_buf tb;
+	struct netoops_enc e;
+	uint8_t meta[128];
+	size_t n = 0;
+	int len;
+
+	netoops_tlv_init(&tb, meta, sizeof(meta));
+	netoops_tlv_put_dump_info(&tb, NETOOPS_REASON_OOPS, 1, 1, 0);
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_HOSTNAME, host);
+	netoops_tlv_put_payload_info(&tb, NETOOPS_COMPRESS_NONE, 0);
+	assert_int_equal(netoops_enc_init(&e, boot, 5, meta, tb.len, z, zl,
+					  NETOOPS_PKT_DEFAULT), 0);
+	while ((len = netoops_enc_next(&e, pkts[n], MAX_PACKET)) > 0)
+		plen[n++] = (size_t)len;
+	assert_true(len == 0);
+	return n;
+}
+
+/* Output of `$NETOOPS_CLI --db @db @args` into @out (NUL-terminated). */
+static void run_cli(const char *db, const char *args, char *out, size_t cap)
+{
+	char cmd[512];
+	size_t len = 0, n;
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s --db %s %s", getenv("NETOOPS_CLI"), db,
+		 args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (len + 1 < cap && (n = fread(out + len, 1, cap - 1 - len, f)))
+		len += n;
+	out[len] = '\0';
+	st = pclose(f);
+	if (st)
+		fail_msg("%s: exit status %d", cmd, st);
+}
+
+/* The dump of @host in `list --json --no-log` output @list. */
+static json_t *dump_of(json_t *list, const char *host)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(list, i, d)
+		if (!strcmp(json_string_value(json_object_get(d, "hostname")) ?:
+			    "", host))
+			return d;
+	fail_msg("no dump from %s in the store", host);
+	return NULL;
+}
+
+/* `netoops show` of @host's dump contains the line "  @line\n". */
+static void assert_show(const char *db, json_t *list, const char *host,
+			const char *line)
+{
+	static char out[1 << 17];
+	char args[64], want[96];
+
+	snprintf(args, sizeof(args), "show %lld", (long long)
+		 json_integer_value(json_object_get(dump_of(list, host),
+						    "id")));
+	run_cli(db, args, out, sizeof(out));
+	snprintf(want, sizeof(want), "\n  %s\n", line);
+	if (!strstr(out, want))
+		fail_msg("netoops %s: no \"%s\" in:\n%.600s", args, line,
+			 out);
+}
+
+/*
+ * A fleet half migrated to keys: netoopsd with --key 7 but without
+ * --require-auth receives a signed dump (one data datagram lost and
+ * rebuilt from parity) and an unsigned one: both stored, the first
+ * "authenticated: key 7", the second "authenticated: no".  Then netoopsd
+ * without any key receives the same signed dump: stored, but "no" (its
+ * MACs were never checked).
+ */
+static void test_auth_mixed(void **state)
+{
+	static uint8_t spk[128][MAX_PACKET], upk[128][MAX_PACKET];
+	static uint8_t text[20000];
+	static char out[1 << 16];
+	static const uint8_t sboot[16] = "signed-boot-0003";
+	static const uint8_t uboot[16] = "unsign-boot-0004";
+	size_t slen[128], ulen[128], ns, nu, i, lost = SIZE_MAX;
+	struct daemon d;
+	json_error_t jerr;
+	json_t *list, *j;
+	uint64_t end;
+	int pass, fd;
+	(void)state;
+
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)alphabet[(rnd() >> 9) %
+					    (sizeof(alphabet) - 1)];
+	ns = encode_signed(spk, slen, flood_key, 7, sboot, text,
+			   sizeof(text));
+	nu = encode_unsigned(upk, ulen, uboot, "unsigned-host", text,
+			     sizeof(text));
+	/* lose the second data datagram: parity must rebuild it */
+	for (i = 0; i < ns && lost == SIZE_MAX; i++)
+		if (i && !(spk[i][7] & (NETOOPS_F_PARITY >> 8)))
+			lost = i;
+	assert_true(lost < ns);
+
+	for (pass = 0; pass < 2; pass++) {
+		extra_args[0] = pass ? NULL : "--key";
+		extra_args[1] = pass ? NULL : flood_key_hex;
+		extra_args[2] = NULL;
+		start(&d);
+		extra_args[0] = NULL;
+		daemon_pid = d.pid;
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		assert_true(fd >= 0);
+		for (i = 0; i < ns; i++)
+			if (i != lost)
+				send_to(fd, d.port, spk[i], slen[i]);
+		for (i = 0; i < nu && !pass; i++)
+			send_to(fd, d.port, upk[i], ulen[i]);
+		close(fd);
+		end = now_ms() + DEADLINE_MS;
+		wait_count(&d, "netoops_dumps_stored_total", pass ? 1 : 2,
+			   end);
+		/* the lost datagram was rebuilt, nothing dropped */
+		wait_count(&d, "netoops_packets_fec_rebuilt_total", 1, end);
+		assert_true(metric_sum(&d, DROPPED_PREFIX) == 0);
+		stop_keep(&d);
+		daemon_pid = 0;
+
+		run_cli(d.db, "--json list --no-log", out, sizeof(out));
+		list = json_loads(out, 0, &jerr);
+		if (!list)
+			fail_msg("list --json: %s", jerr.text);
+		assert_int_equal(json_array_size(list), pass ? 1 : 2);
+		j = dump_of(list, "signed-host");
+		assert_true(json_is_true(json_object_get(j, "complete")));
+		if (!pass) {
+			assert_true(json_is_true(json_object_get(j,
+							"authenticated")));
+			assert_int_equal(json_integer_value(
+				json_object_get(j, "auth_key_id")), 7);
+			assert_show(d.db, list, "signed-host",
+				    "authenticated: key 7");
+			j = dump_of(list, "unsigned-host");
+			assert_true(json_is_true(json_object_get(j,
+								 "complete")));
+			assert_true(json_is_false(json_object_get(j,
+							"authenticated")));
+			assert_true(json_is_null(json_object_get(j,
+							"auth_key_id")));
+			assert_show(d.db, list, "unsigned-host",
+				    "authenticated: no");
+			/* the list filter selects each */
+			run_cli(d.db, "--json list --no-log --authenticated",
+				out, sizeof(out));
+			j = json_loads(out, 0, &jerr);
+			assert_int_equal(json_array_size(j), 1);
+			assert_string_equal(json_string_value(json_object_get(
+				json_array_get(j, 0), "hostname")),
+				"signed-host");
+			json_decref(j);
+			run_cli(d.db, "--json list --no-log --unauthenticated",
+				out, sizeof(out));
+			j = json_loads(out, 0, &jerr);
+			assert_int_equal(json_array_size(j), 1);
+			assert_string_equal(json_string_value(json_object_get(
+				json_array_get(j, 0), "hostname")),
+				"unsigned-host");
+			json_decref(j);
+		} else {
+			/* no key: signed, but never verified */
+			assert_true(json_is_false(json_object_get(j,
+							"authenticated")));
+			assert_show(d.db, list, "signed-host",
+				    "authenticated: no");
+		}
+		print_message("  pass %d (%s): %zu dumps as expected\n", pass,
+			      pass ? "no key" : "--key 7", json_array_size(list));
+		json_decref(list);
+		snprintf(out, sizeof(out), "rm -rf '%s'", d.dir);
+		assert_int_equal(system(out), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_flood, teardown),
 		cmocka_unit_test_teardown(test_auth, teardown),
+		cmocka_unit_test_teardown(test_auth_mixed, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
