@@ -174,6 +174,15 @@ static int count_cb(const struct nstore_dump *d, void *arg)
 	return 0;
 }
 
+/* How many dumps of @st @flt selects. */
+static long count_where(struct nstore *st, const struct nstore_filter *flt)
+{
+	long n = 0;
+
+	assert_int_equal(nstore_list(st, flt, 0, count_cb, &n), 0);
+	return n;
+}
+
 struct bk {
 	int n;
 	char hash[4][16];
@@ -270,7 +279,6 @@ static void test_auth_roundtrip(void **state)
 	struct nstore_dump *d[4], *g;
 	struct nstore_filter flt;
 	size_t dups, i;
-	long n;
 
 	d[0] = mk(10, 1, "signed", "6.12", "s", true, 4);
 	d[0]->authenticated = true;
@@ -294,17 +302,11 @@ static void test_auth_roundtrip(void **state)
 
 	nstore_filter_init(&flt);
 	flt.authenticated = 1;
-	n = 0;
-	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 3);
+	assert_int_equal(count_where(f->st, &flt), 3);
 	flt.authenticated = 0;
-	n = 0;
-	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(count_where(f->st, &flt), 1);
 	flt.host = "signed";
-	n = 0;
-	assert_int_equal(nstore_list(f->st, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(count_where(f->st, &flt), 0);
 
 	/* a better copy replaces the row, and its authentication with it */
 	nstore_dump_free(d[1]);
@@ -403,7 +405,6 @@ static void test_migrate_v1(void **state)
 	char path[160];
 	sqlite3 *db;
 	size_t dups;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/v1.db", f->dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -424,12 +425,9 @@ static void test_migrate_v1(void **state)
 	assert_false(got.authenticated);
 	nstore_filter_init(&flt);
 	flt.authenticated = 1;
-	n = 0;
-	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(count_where(ro, &flt), 0);
 	flt.authenticated = 0;
-	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(count_where(ro, &flt), 1);
 	assert_int_equal(nstore_get(ro, got.id, &g), 0);
 	assert_false(g->authenticated);
 	assert_string_equal(g->hostname, "old-host");
@@ -466,9 +464,7 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(g->auth_key_id, 7);
 	nstore_dump_free(g);
 	flt.authenticated = 1;
-	n = 0;
-	assert_int_equal(nstore_list(ro, &flt, 0, count_cb, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(count_where(ro, &flt), 1);
 	nstore_close(ro);
 	nstore_dump_free(d);
 

@@ -833,6 +833,33 @@ static void run_cli(const char *db, const char *args, char *out, size_t cap)
 		fail_msg("%s: exit status %d", cmd, st);
 }
 
+/* `$NETOOPS_CLI --db @db --json list --no-log @filter`, parsed. */
+static json_t *list_json(const char *db, const char *filter)
+{
+	static char out[1 << 16];
+	json_error_t jerr;
+	char args[128];
+	json_t *list;
+
+	snprintf(args, sizeof(args), "--json list --no-log %s", filter);
+	run_cli(db, args, out, sizeof(out));
+	list = json_loads(out, 0, &jerr);
+	if (!list)
+		fail_msg("netoops %s: %s", args, jerr.text);
+	return list;
+}
+
+/* `list @filter` selects the dump of @host and nothing else. */
+static void assert_only(const char *db, const char *filter, const char *host)
+{
+	json_t *list = list_json(db, filter);
+
+	assert_int_equal(json_array_size(list), 1);
+	assert_string_equal(json_string_value(json_object_get(
+			    json_array_get(list, 0), "hostname")), host);
+	json_decref(list);
+}
+
 /* The dump of @host in `list --json --no-log` output @list. */
 static json_t *dump_of(json_t *list, const char *host)
 {
@@ -876,12 +903,11 @@ static void test_auth_mixed(void **state)
 {
 	static uint8_t spk[128][MAX_PACKET], upk[128][MAX_PACKET];
 	static uint8_t text[20000];
-	static char out[1 << 16];
+	static char out[256];
 	static const uint8_t sboot[16] = "signed-boot-0003";
 	static const uint8_t uboot[16] = "unsign-boot-0004";
 	size_t slen[128], ulen[128], ns, nu, i, lost = SIZE_MAX;
 	struct daemon d;
-	json_error_t jerr;
 	json_t *list, *j;
 	uint64_t end;
 	int pass, fd;
@@ -924,10 +950,7 @@ static void test_auth_mixed(void **state)
 		stop_keep(&d);
 		daemon_pid = 0;
 
-		run_cli(d.db, "--json list --no-log", out, sizeof(out));
-		list = json_loads(out, 0, &jerr);
-		if (!list)
-			fail_msg("list --json: %s", jerr.text);
+		list = list_json(d.db, "");
 		assert_int_equal(json_array_size(list), pass ? 1 : 2);
 		j = dump_of(list, "signed-host");
 		assert_true(json_is_true(json_object_get(j, "complete")));
@@ -947,23 +970,10 @@ static void test_auth_mixed(void **state)
 							"auth_key_id")));
 			assert_show(d.db, list, "unsigned-host",
 				    "authenticated: no");
-			/* the list filter selects each */
-			run_cli(d.db, "--json list --no-log --authenticated",
-				out, sizeof(out));
-			j = json_loads(out, 0, &jerr);
-			assert_int_equal(json_array_size(j), 1);
-			assert_string_equal(json_string_value(json_object_get(
-				json_array_get(j, 0), "hostname")),
-				"signed-host");
-			json_decref(j);
-			run_cli(d.db, "--json list --no-log --unauthenticated",
-				out, sizeof(out));
-			j = json_loads(out, 0, &jerr);
-			assert_int_equal(json_array_size(j), 1);
-			assert_string_equal(json_string_value(json_object_get(
-				json_array_get(j, 0), "hostname")),
-				"unsigned-host");
-			json_decref(j);
+			/* the list filters select each */
+			assert_only(d.db, "--authenticated", "signed-host");
+			assert_only(d.db, "--unauthenticated",
+				    "unsigned-host");
 		} else {
 			/* no key: signed, but never verified */
 			assert_true(json_is_false(json_object_get(j,
