@@ -7,7 +7,8 @@
 #
 #   crash/<ver>/auth  netoopsd --key ID:HEX --require-auth; the guest sets
 #       the same key on its target before enabling it.  The dump must be
-#       stored complete (verify_dump.py: every console line, identity);
+#       stored complete (verify_dump.py: every console line, identity) and
+#       recorded as authenticated by key ID;
 #       every datagram the guest sent must carry NETOOPS_F_AUTH, key id ID
 #       and a MAC that verifies with the key (checked again here with
 #       Python's hmac, independently of netoopsd).  Then forged (signed
@@ -17,7 +18,8 @@
 #       refused and counted under its reason, and nothing new stored.
 #   crash/<ver>/fec   a relay between the guest and netoopsd drops the 2nd
 #       datagram and every 10th after it; the dump (signed, netoopsd with
-#       --require-auth) must still be stored complete, with
+#       --require-auth) must still be stored complete, authenticated by
+#       its key (rebuilt datagrams verified too), with
 #       netoops_packets_fec_rebuilt_total at least the number of data
 #       datagrams dropped and netoops_packets_fec_failed_total 0 (rebuilt
 #       datagrams pass their CRC and MAC checks).
@@ -182,18 +184,22 @@ ca_run()
 	ct__wait_dumps || true
 }
 
-# ca_complete: exactly one dump stored, and it is complete.
+# ca_complete KEYID: exactly one dump stored, complete, and recorded as
+# authenticated by key KEYID (every datagram it was built from, rebuilt
+# ones included, verified by netoopsd).
 ca_complete()
 {
 	local st
 
 	st=$(gh_cli --json list --no-log | python3 -c 'import json, sys
 d = json.load(sys.stdin)
-print(" ".join("%s" % x.get("complete") for x in d))')
-	[ "$st" = True ] || {
-		echo "store holds [$st] (complete flags), expected one complete dump"
+print(" ".join("%s/%s/%s" % (x.get("complete"), x.get("authenticated"),
+                             x.get("auth_key_id")) for x in d))')
+	[ "$st" = "True/True/$1" ] || {
+		echo "store holds [$st] (complete/authenticated/key id), expected one True/True/$1"
 		return 1
 	}
+	echo "store: one complete dump, authenticated: key $1"
 }
 
 # ca_keep_host: once netoopsd and the relay are gone, move their files
@@ -240,7 +246,7 @@ auth_run()
 		return 1
 	}
 	ct_check_netoops || return 1
-	ca_complete || return 1
+	ca_complete "$keyid" || return 1
 
 	# Every datagram the guest sent is signed with our key.
 	python3 - "$CA_HOST/capture" "$keyid" "$key" <<'PY' || return 1
@@ -354,7 +360,7 @@ fec_run()
 	ca_run "crash-fec-$ver" tenth --timeout-ms 10000 --key "$keyid:$key" \
 		--require-auth -- "auth_key=$keyid:$key" || return 1
 	ct_check_netoops || return 1
-	ca_complete || return 1
+	ca_complete "$keyid" || return 1
 	dropped=$(grep -c ' data$' "$CA_HOST/dropped" || true)
 	echo "relay dropped $(wc -l < "$CA_HOST/dropped") of $(gh_udp_payloads "$CA_HOST/capture" | cut -d' ' -f1) datagrams, $dropped of them data:"
 	sed 's/^/  /' "$CA_HOST/dropped"
