@@ -27,6 +27,9 @@ out=${NETOOPS_DEBUG_OUT:-$root/out/debug-kernel}
 tarball=${NETOOPS_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
 jobs=${NETOOPS_DEBUG_JOBS:-2}
 frags=("$here/debug.config" "$root/tools/testing/selftests/netoops/config")
+# A fragment merged last, whose options override the ones above (for
+# bench/debug-guest, which builds variants of this kernel side by side).
+[ -n "${NETOOPS_DEBUG_EXTRA_CONFIG:-}" ] && frags+=("$NETOOPS_DEBUG_EXTRA_CONFIG")
 
 log()
 {
@@ -76,9 +79,15 @@ if [ ! -f "$tree/.config" ] || [ "$(cat "$cache/config.key" 2>/dev/null)" != "$c
 	make -s -C "$tree" olddefconfig >/dev/null
 fi
 
-# Every option asked for must have survived olddefconfig.
+# Every option asked for must have survived olddefconfig (an option a
+# later fragment sets again is checked against that one only).
 dropped=0
+for ((i = 0; i < ${#frags[@]}; i++)); do
+later=$(cat "${frags[@]:i+1}" /dev/null | grep -o '^\(# \)\?CONFIG_[A-Za-z0-9_]*' |
+	sed 's/^# //' || true)
 while read -r line; do
+	opt=$(echo "$line" | grep -o 'CONFIG_[A-Za-z0-9_]*' | head -n 1 || true)
+	[ -n "$opt" ] && echo "$later" | grep -qxF "$opt" && continue
 	case $line in
 	CONFIG_*=*)
 		grep -qxF "$line" "$tree/.config" && continue
@@ -90,11 +99,11 @@ while read -r line; do
 		;;
 	*)	continue ;;
 	esac
-	opt=$(echo "$line" | grep -o 'CONFIG_[A-Za-z0-9_]*')
 	got=$(grep -E "^$opt=|^# $opt is not set" "$tree/.config" || echo "$opt absent")
 	log "dropped by olddefconfig: want '$line', got '$got'"
 	dropped=$((dropped + 1))
-done < <(cat "${frags[@]}")
+done < "${frags[i]}"
+done
 [ "$dropped" = 0 ] || die "$dropped option(s) dropped (see above); .config: $tree/.config"
 echo "$ckey" > "$cache/config.key"
 
