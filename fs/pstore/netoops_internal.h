@@ -138,7 +138,7 @@ int netoops_txbuf_set_fec(struct netoops_txbuf *tb, unsigned int k,
 /* netoops_regs.c */
 int netoops_regs_init(void);
 void netoops_regs_exit(void);
-int netoops_put_regs(struct netoops_tlv_buf *b);
+int netoops_put_regs(struct netoops_tlv_buf *b, bool crash);
 
 /* netoops_cfs.c */
 int netoops_cfs_init(const char *cmdline_targets);

@@ -12,11 +12,14 @@
  *			panic that had no oops (panic(), sysrq-c, a watchdog)
  *			and for soft dumps.
  *
- * The oops slot is used for a dump only if it was filled on the dumping CPU
- * by the dumping task less than NETOOPS_OOPS_REGS_MAX_AGE ago: that covers
- * the OOPS dump from oops_exit() and the PANIC dump that follows it with
- * panic_on_oops or an oops in interrupt context, and rejects an old oops of
- * another task when a later panic has no oops of its own.
+ * The oops slot is used for a crash dump only if it was filled on the
+ * dumping CPU by the dumping task less than NETOOPS_OOPS_REGS_MAX_AGE ago:
+ * that covers the OOPS dump from oops_exit() and the PANIC dump that follows
+ * it with panic_on_oops or an oops in interrupt context, and rejects an old
+ * oops of another task when a later panic has no oops of its own.  The task
+ * is matched by pointer and start time: the task that oopsed is freed once
+ * it exits, and a new task may get its task_struct.  Soft dumps never use
+ * the slot: they report the operator's request, not an oops.
  */
 #include <linux/kdebug.h>
 #include <linux/kernel.h>
@@ -43,6 +46,7 @@
 static struct {
 	struct pt_regs		regs;	/* copy of the oopsing context */
 	const struct task_struct *task;	/* current at the oops, never deref'd */
+	u64			task_start; /* its start_time, tells reuse apart */
 	u64			ns;	/* mono fast clock at the oops */
 	int			cpu;	/* CPU that oopsed */
 	bool			valid;	/* slot filled at least once */
@@ -59,6 +63,7 @@ static int netoops_die_notify(struct notifier_block *nb, unsigned long val,
 	barrier();
 	memcpy(&netoops_oops.regs, args->regs, sizeof(netoops_oops.regs));
 	netoops_oops.task = current;
+	netoops_oops.task_start = current->start_time;
 	netoops_oops.ns = ktime_get_mono_fast_ns();
 	netoops_oops.cpu = raw_smp_processor_id();
 	barrier();
@@ -77,6 +82,7 @@ static bool netoops_oops_regs_usable(void)
 	return READ_ONCE(netoops_oops.valid) &&
 	       netoops_oops.cpu == raw_smp_processor_id() &&
 	       netoops_oops.task == current &&
+	       netoops_oops.task_start == current->start_time &&
 	       ktime_get_mono_fast_ns() - netoops_oops.ns <
 			NETOOPS_OOPS_REGS_MAX_AGE;
 }
@@ -152,19 +158,21 @@ static __always_inline void netoops_capture_regs(struct pt_regs *r)
 
 /**
  * netoops_put_regs() - append NETOOPS_TLV_REGS for the current dump
- * @b:	metadata being built
+ * @b:		metadata being built
+ * @crash:	a crash dump, which may report the oops' registers; else a
+ *		soft dump, which reports the dumper's
  *
  * Context: any; no allocation (the wire array takes 168 bytes of stack).
  *
  * Return: as netoops_tlv_put().
  */
-int netoops_put_regs(struct netoops_tlv_buf *b)
+int netoops_put_regs(struct netoops_tlv_buf *b, bool crash)
 {
 	u64 wire[NETOOPS_X86_64_NR_REGS];
 	struct pt_regs *now;
 	u8 context;
 
-	if (netoops_oops_regs_usable()) {
+	if (crash && netoops_oops_regs_usable()) {
 		netoops_regs_to_wire(&netoops_oops.regs, wire);
 		context = NETOOPS_REGS_OOPS;
 	} else {
@@ -193,7 +201,7 @@ void netoops_regs_exit(void)
 #else /* !CONFIG_X86_64 */
 
 /* Only x86_64 is captured so far: no REGS TLV elsewhere. */
-int netoops_put_regs(struct netoops_tlv_buf *b)
+int netoops_put_regs(struct netoops_tlv_buf *b, bool crash)
 {
 	return 0;
 }

@@ -124,7 +124,7 @@ static int netoops_meta_common(const struct netoops_dump *d,
 	netoops_tlv_put_str(b, NETOOPS_TLV_ARCH, uts->machine);
 	netoops_tlv_put_str(b, NETOOPS_TLV_HOSTNAME, uts->nodename);
 	netoops_put_cpu(b);
-	netoops_put_regs(b);
+	netoops_put_regs(b, d->crash);
 	netoops_tlv_put_taint(b, netoops_taint());
 	netoops_tlv_put_payload_info(b, d->compression, d->orig_len);
 	return netoops_tlv_error(b);

@@ -7,8 +7,13 @@
  *
  *   oops              NULL dereference in the writer's process context
  *   oops_kthread [N]  NULL dereference in N (default 1, max 16) fresh
- *                     kthreads, one after the other: the writer survives,
- *                     which makes repeated oopses easy (one-shot tests)
+ *                     kthreads bound to CPU 0, one after the other: the
+ *                     writer survives, which makes repeated oopses easy
+ *                     (one-shot tests)
+ *   reuses_oops_task  succeeds (else -ESRCH) if the writer runs on CPU 0
+ *                     in the task_struct of the last oops_kthread thread,
+ *                     freed and handed to a new task: a stale copy of the
+ *                     oops must not pass for this task's
  *   oops_softirq      NULL dereference in a timer callback (softirq)
  *   bug               BUG()
  *   warn              WARN() (panics with panic_on_warn=1)
@@ -58,6 +63,9 @@ static void ct_timer_fn(struct timer_list *t)
 
 static DEFINE_TIMER(ct_timer, ct_timer_fn);
 
+/* The last thread that oopsed: compared with current, never dereferenced. */
+static const void *ct_oops_task;
+
 static int ct_kthread_fn(void *arg)
 {
 	struct completion *started = arg;
@@ -79,7 +87,9 @@ static int ct_oops_kthreads(unsigned int n)
 		t = kthread_create(ct_kthread_fn, &started, "ct_oops/%u", i);
 		if (IS_ERR(t))
 			return PTR_ERR(t);
+		kthread_bind(t, 0);
 		get_task_struct(t);	/* keep it readable after it dies */
+		WRITE_ONCE(ct_oops_task, t);
 		wake_up_process(t);
 		wait_for_completion(&started);
 		/*
@@ -126,6 +136,13 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		*arg++ = '\0';
 		if (kstrtouint(skip_spaces(arg), 0, &n))
 			return -EINVAL;
+	}
+
+	if (!strcmp(buf, "reuses_oops_task")) {	/* polled: not logged */
+		if (current != READ_ONCE(ct_oops_task) ||
+		    raw_smp_processor_id() != 0)
+			return -ESRCH;
+		return count;
 	}
 
 	pr_info("trigger '%s'\n", buf);
