@@ -27,7 +27,7 @@ stop_bg()
 		wait "$p" 2>/dev/null || true
 	done
 }
-trap 'rc=$?; stop_bg; (exit $rc); nl_cleanup' EXIT
+trap 'rc=$?; stop_bg; nl_cleanup "$rc"' EXIT
 
 stat_of() { sed -n "s/^$1 //p" $P/stats; }
 received() { ls "$NL_TMP/rx" "$NL_TMP/rx2" | grep -c '\.bin$' || true; }

@@ -17,7 +17,7 @@ nl_require_module netoops
 [ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
 	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
 [ -e "$CT" ] || nl_skip "$CT missing"
-trap 'rc=$?; echo 0 > $P/oneshot; (exit $rc); nl_cleanup' EXIT
+trap 'rc=$?; echo 0 > $P/oneshot; nl_cleanup "$rc"' EXIT
 
 nl_setup_veth
 nl_require_netpoll_dev
