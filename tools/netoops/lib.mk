@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Wire-format library: decoder, reassembler, inflate helper and the shared
-# encoder (fs/pstore/netoops_enc.c), as one archive per build flavour:
+# Wire-format library: decoder, reassembler, inflate helper, the escaping
+# of sender text for terminals (netoops_escape.h) and the shared encoder
+# (fs/pstore/netoops_enc.c), as one archive per build flavour:
 #
 #   build/libnetoops.a  build-san/libnetoops.a  build-fuzz/libnetoops.a
 #
@@ -16,7 +17,7 @@
 # replay + bounded libFuzzer run of decode + reassembly + inflate).
 
 LIB_SRCS := lib/netoops_decode.c lib/netoops_reasm.c lib/netoops_inflate.c \
-	    lib/netoops_auth.c lib/netoops_fec.c
+	    lib/netoops_auth.c lib/netoops_fec.c lib/netoops_escape.c
 LIB_ENC := enc/netoops_enc.o
 
 build/libnetoops.a: $(LIB_SRCS:%.c=build/%.o) build/$(LIB_ENC)
@@ -28,7 +29,8 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 
 NETOOPS_LIBS := -lz -lcrypto -lisal
 VECTORS_DIR := $(TOP)/tests/vectors
-LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors test_trust
+LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors test_trust \
+	     test_escape
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "netoops_escape.h"
 #include "store/store.h"
 
 struct cli {
@@ -29,6 +30,16 @@ int cmd_import_log(struct cli *c, int argc, char **argv);
 int cmd_decode(struct cli *c, int argc, char **argv);
 
 /* output.c */
+/*
+ * Sender text to a terminal, escaped by netoops_escape() (@flags
+ * NETOOPS_ESC_*): every human-readable printer goes through these.  With a
+ * @width, at most @width characters, padded with spaces to @width.
+ */
+void put_esc(FILE *f, const char *s, size_t len, unsigned int flags,
+	     size_t width);
+void put_esc_str(FILE *f, const char *s);
+/* A JSON string of @len bytes; '?' for every non-ASCII byte if not UTF-8. */
+json_t *text_json(const char *s, size_t len);
 json_t *dump_to_json(const struct nstore_dump *d, bool with_log);
 /* @auth_checked: false when MACs were not verified (netoops decode) */
 void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked);

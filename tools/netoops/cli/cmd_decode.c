@@ -366,5 +366,14 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 			printf("%lu captured frames were not netoops\n",
 			       x.skipped);
 	}
-	return r < 0 ? 1 : 0;
+	if (r < 0)
+		return 1;
+	/* A file that is not a capture of netoops at all is an error. */
+	if (x.packets == x.bad) {
+		fprintf(stderr, "netoops decode: %s: no valid netoops datagram"
+			" (%lu refused)\n", strcmp(argv[optind], "-") ?
+			argv[optind] : "standard input", x.bad);
+		return 1;
+	}
+	return 0;
 }

@@ -246,16 +246,19 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 		json_t *o = json_object(), *k = json_array();
 		const char *p = b->kernels;
 
-		json_object_set_new(o, "bucket", json_string(b->sig_hash));
+		json_object_set_new(o, "bucket", text_json(b->sig_hash,
+							   strlen(b->sig_hash)));
 		json_object_set_new(o, "title", b->sig_title ?
-				    json_string(b->sig_title) : json_null());
+				    text_json(b->sig_title,
+					      strlen(b->sig_title)) :
+				    json_null());
 		json_object_set_new(o, "count", json_integer(b->count));
 		json_object_set_new(o, "hosts", json_integer(b->hosts));
 		while (p && *p) {
 			const char *comma = strchr(p, ',');
 			size_t n = comma ? (size_t)(comma - p) : strlen(p);
 
-			json_array_append_new(k, json_stringn(p, n));
+			json_array_append_new(k, text_json(p, n));
 			p += n + !!comma;
 		}
 		json_object_set_new(o, "kernels", k);
@@ -269,10 +272,13 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 		json_array_append_new(x->arr, o);
 		return 0;
 	}
-	printf("%6ld  %5ld  %-19s  %-19s  %-16s  %s\n", b->count, b->hosts,
-	       first, last, b->sig_hash, b->sig_title ?: "-");
-	printf("%6s  %5s  kernels: %s; e.g. `netoops show %lld`\n", "", "",
-	       b->kernels ?: "?", (long long)b->example_id);
+	printf("%6ld  %5ld  %-19s  %-19s  ", b->count, b->hosts, first, last);
+	put_esc(stdout, b->sig_hash, strlen(b->sig_hash), 0, 16);
+	fputs("  ", stdout);
+	put_esc_str(stdout, b->sig_title ?: "-");
+	printf("\n%6s  %5s  kernels: ", "", "");
+	put_esc_str(stdout, b->kernels ?: "?");
+	printf("; e.g. `netoops show %lld`\n", (long long)b->example_id);
 	return 0;
 }
 
@@ -483,7 +489,7 @@ int cmd_import_log(struct cli *c, int argc, char **argv)
 	r = nstore_open(c->db, 0, &st);
 	if (r < 0) {
 		fprintf(stderr, "netoops: cannot open store %s: %s\n", c->db,
-			strerror(-r));
+			nstore_open_strerror(r));
 		return 1;
 	}
 	for (i = optind; i < argc; i++) {
@@ -528,20 +534,26 @@ int cmd_import_log(struct cli *c, int argc, char **argv)
 				strerror(-r));
 			status = 1;
 		} else if (!c->json) {
-			printf("%s: %s #%lld %s [%s]\n", argv[i],
-			       dups ? "already stored" : "stored",
-			       (long long)d->id, d->sig_title ?: "-",
-			       d->sig_hash ?: "-");
+			put_esc_str(stdout, argv[i]);
+			printf(": %s #%lld ", dups ? "already stored" : "stored",
+			       (long long)d->id);
+			put_esc_str(stdout, d->sig_title ?: "-");
+			fputs(" [", stdout);
+			put_esc_str(stdout, d->sig_hash ?: "-");
+			fputs("]\n", stdout);
 		} else {
 			json_t *j = json_object();
 
-			json_object_set_new(j, "file", json_string(argv[i]));
+			json_object_set_new(j, "file", text_json(argv[i],
+							  strlen(argv[i])));
 			json_object_set_new(j, "id", json_integer(d->id));
 			json_object_set_new(j, "duplicate", json_boolean(dups));
 			json_object_set_new(j, "bucket",
 					    json_string(d->sig_hash ?: ""));
 			json_object_set_new(j, "title",
-					    json_string(d->sig_title ?: ""));
+					    text_json(d->sig_title ?: "",
+						      strlen(d->sig_title ?:
+							     "")));
 			print_json(j, false);
 		}
 		nstore_dump_free(d);

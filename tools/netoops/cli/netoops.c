@@ -80,7 +80,7 @@ int open_store(struct cli *c, struct nstore **ret)
 	if (r < 0)
 		fprintf(stderr, "netoops: cannot open store %s: %s\n", c->db,
 			r == -ENOENT ? "no such database (has netoopsd run?)" :
-				       strerror(-r));
+				       nstore_open_strerror(r));
 	return r;
 }
 

@@ -11,6 +11,28 @@
 #include <linux/netoops.h>
 
 #include "cli.h"
+#include "netoops_escape.h"
+
+void put_esc(FILE *f, const char *s, size_t len, unsigned int flags,
+	     size_t width)
+{
+	size_t cols = 1;
+	char *t;
+
+	if (netoops_escape(s, len, flags, width, &t, &cols) < 0) {
+		fputc('?', f);	/* out of memory: nothing raw, ever */
+	} else {
+		fputs(t, f);
+		free(t);
+	}
+	for (; cols < width; cols++)
+		fputc(' ', f);
+}
+
+void put_esc_str(FILE *f, const char *s)
+{
+	put_esc(f, s, strlen(s), 0, 0);
+}
 
 void format_ms(int64_t ms, char *buf, size_t len)
 {
@@ -52,7 +74,7 @@ int print_json(json_t *j, bool pretty)
 }
 
 /* Strings from the network need not be UTF-8: jansson refuses those. */
-static json_t *text_json(const char *s, size_t len)
+json_t *text_json(const char *s, size_t len)
 {
 	json_t *j = json_stringn(s, len);
 	char *copy;
@@ -203,17 +225,21 @@ void dump_print_header(FILE *f)
 		"TITLE");
 }
 
+/* Sender text is cut and padded as escaped: an escape is never split. */
 void dump_print_line(FILE *f, const struct nstore_dump *d)
 {
 	char t[32], auth[24];
 
 	format_ms(d->received_ms, t, sizeof(t));
 	format_auth(d, auth, sizeof(auth));
-	fprintf(f, "%6lld  %-19s  %-16.16s  %-22.22s  %-8s  %-8s  %-8s  %s\n",
-		(long long)d->id, t, d->hostname ?: "?", d->release ?: "?",
-		nstore_reason_name(d->reason),
-		d->complete ? "complete" : "partial", auth,
-		d->sig_title ?: "");
+	fprintf(f, "%6lld  %-19s  ", (long long)d->id, t);
+	put_esc(f, d->hostname ?: "?", strlen(d->hostname ?: "?"), 0, 16);
+	fputs("  ", f);
+	put_esc(f, d->release ?: "?", strlen(d->release ?: "?"), 0, 22);
+	fprintf(f, "  %-8s  %-8s  %-8s  ", nstore_reason_name(d->reason),
+		d->complete ? "complete" : "partial", auth);
+	put_esc_str(f, d->sig_title ?: "");
+	fputc('\n', f);
 }
 
 static void print_regs(FILE *f, const struct nstore_dump *d)
@@ -245,6 +271,14 @@ static void print_regs(FILE *f, const struct nstore_dump *d)
 		fputc('\n', f);
 }
 
+/* "  label: value\n" with the value escaped. */
+static void field(FILE *f, const char *label, const char *value)
+{
+	fputs(label, f);
+	put_esc_str(f, value);
+	fputc('\n', f);
+}
+
 void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 {
 	char boot[33], t[32], auth[24];
@@ -257,9 +291,13 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 	fprintf(f, "Dump %lld\n", (long long)d->id);
 	fprintf(f, "  boot_id:   %s\n  dump_id:   %llu\n", boot,
 		(unsigned long long)d->dump_id);
-	fprintf(f, "  host:      %s\n", d->hostname ?: "?");
-	fprintf(f, "  kernel:    %s %s %s\n", d->release ?: "?",
-		d->version ?: "", d->arch ?: "");
+	field(f, "  host:      ", d->hostname ?: "?");
+	fputs("  kernel:    ", f);
+	put_esc_str(f, d->release ?: "?");
+	fputc(' ', f);
+	put_esc_str(f, d->version ?: "");
+	fputc(' ', f);
+	field(f, "", d->arch ?: "");
 	fprintf(f, "  reason:    %s (oops count %u, part %u, cpu %u)\n",
 		nstore_reason_name(d->reason), d->oops_count, d->part, d->cpu);
 	if (d->have_time) {
@@ -268,12 +306,13 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 			d->wall_nsec, d->uptime_ns / 1e9);
 	}
 	format_ms(d->received_ms, t, sizeof(t));
-	fprintf(f, "  received:  %s UTC from %s\n", t, d->src ?: "?");
+	fprintf(f, "  received:  %s UTC from ", t);
+	field(f, "", d->src ?: "?");
 	if (d->have_taint)
 		fprintf(f, "  taint:     0x%llx\n",
 			(unsigned long long)d->taint);
 	if (d->cpu_desc)
-		fprintf(f, "  cpu:       %s\n", d->cpu_desc);
+		field(f, "  cpu:       ", d->cpu_desc);
 	for (i = 0; i < d->nr_gaps; i++)
 		missing += d->gaps[i].len;
 	fprintf(f, "  state:     %s, %u of %u packets, %zu gap(s), %llu bytes"
@@ -287,27 +326,35 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 	format_auth(d, auth, sizeof(auth));
 	fprintf(f, "  authenticated: %s\n", auth_checked ? auth :
 		"not checked (no MAC key here)");
-	fprintf(f, "  title:     %s\n", d->sig_title ?: "-");
-	fprintf(f, "  bucket:    %s\n", d->sig_hash ?: "-");
+	field(f, "  title:     ", d->sig_title ?: "-");
+	field(f, "  bucket:    ", d->sig_hash ?: "-");
 	if (d->sig_frames && *d->sig_frames) {
-		const char *p = d->sig_frames;
+		const char *p = d->sig_frames, *nl;
 
 		fprintf(f, "  frames:    ");
-		for (; *p; p++)
-			fputs(*p == '\n' ? ", " : (char[]){ *p, 0 }, f);
+		for (;;) {
+			nl = strchr(p, '\n');
+			put_esc(f, p, nl ? (size_t)(nl - p) : strlen(p), 0, 0);
+			if (!nl)
+				break;
+			fputs(", ", f);
+			p = nl + 1;
+		}
 		fputc('\n', f);
 	}
 	if (d->nr_user) {
 		fprintf(f, "User fields:\n");
-		for (i = 0; i < d->nr_user; i++)
-			fprintf(f, "  %s = %s\n", d->user[i].key,
-				d->user[i].value);
+		for (i = 0; i < d->nr_user; i++) {
+			fputs("  ", f);
+			put_esc_str(f, d->user[i].key);
+			field(f, " = ", d->user[i].value);
+		}
 	}
 	if (d->nr_regs)
 		print_regs(f, d);
 	if (d->log && !nstore_render_log(d, &text, &len)) {
 		fprintf(f, "Log:\n");
-		fwrite(text, 1, len, f);
+		put_esc(f, text, len, NETOOPS_ESC_LOG, 0);
 		if (len && text[len - 1] != '\n')
 			fputc('\n', f);
 		free(text);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netoopsd options: command line flags and a config file of the same names
- * ("name = value" lines, '#' comments).  Flags given after --config override
- * the file, flags before it are overridden by it.
+ * ("name = value" lines; '#' at the start of a line or after a blank starts
+ * a comment).  Flags given after --config override the file, flags before
+ * it are overridden by it.  A refused value is reported with the reason.
  */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -109,7 +112,8 @@ void usage(FILE *f)
 "      --max-open-dumps N     open dumps in all (default 1024 per worker)\n"
 "      --max-memory BYTES     reassembly memory in all, split between\n"
 "                             workers (default 64M per worker)\n"
-"  -c, --config FILE          read \"option = value\" lines (long names)\n"
+"  -c, --config FILE          read \"option = value\" lines (long names;\n"
+"                             '#' after a blank starts a comment)\n"
 "  -v, --verbose              log every stored dump\n"
 "  -h, --help                 this text\n"
 "\n"
@@ -145,26 +149,104 @@ void config_free(struct config *c)
 	free(c->ready_file);
 }
 
-static int parse_size(const char *s, uint64_t max, uint64_t *ret)
+/* Why a value was refused, for the message of the caller of apply(). */
+#define WHY_LEN 96
+
+/*
+ * A number (decimal, 0x hex, 0 octal) with an optional K, M or G suffix
+ * (powers of 1024), at most @max.  Return 0, -EINVAL (not a number) or
+ * -ERANGE (above @max, or too large for 64 bits with its suffix).
+ */
+static int parse_size(const char *s, uint64_t max, uint64_t *ret, char *why)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
+	if (!isdigit((unsigned char)*s)) {
+		snprintf(why, WHY_LEN, "not a number");
+		return -EINVAL;
+	}
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
 	switch (*end) {
 	case 'k': case 'K':
-		v <<= 10; end++; break;
+		shift = 10; end++; break;
 	case 'm': case 'M':
-		v <<= 20; end++; break;
+		shift = 20; end++; break;
 	case 'g': case 'G':
-		v <<= 30; end++; break;
+		shift = 30; end++; break;
 	}
-	if (*end || v > max)
+	if (*end) {
+		snprintf(why, WHY_LEN, "not a number (suffixes: K, M, G)");
 		return -EINVAL;
-	*ret = v;
+	}
+	if (errno == ERANGE || v > UINT64_MAX >> shift ||
+	    (v << shift) > max) {
+		snprintf(why, WHY_LEN, "value too large (at most %llu)",
+			 (unsigned long long)max);
+		return -ERANGE;
+	}
+	*ret = v << shift;
+	return 0;
+}
+
+/* parse_size() of a value that must also be at least @min. */
+static int parse_range(const char *s, uint64_t min, uint64_t max,
+		       uint64_t *ret, char *why)
+{
+	int r = parse_size(s, max, ret, why);
+
+	if (!r && *ret < min) {
+		snprintf(why, WHY_LEN, "value too small (at least %llu)",
+			 (unsigned long long)min);
+		return -ERANGE;
+	}
+	return r;
+}
+
+/* A port: decimal digits only, 0..65535. */
+static int parse_port(const char *s, int *ret, char *why)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	for (p = s; isdigit((unsigned char)*p) && v <= 65535; p++)
+		v = v * 10 + (*p - '0');
+	if (p == s || *p || v > 65535) {
+		snprintf(why, WHY_LEN, "invalid port '%s' (0 to 65535)", s);
+		return -EINVAL;
+	}
+	*ret = (int)v;
+	return 0;
+}
+
+/* "ADDR:PORT", an IPv6 ADDR in brackets: --metrics-listen. */
+static int parse_host_port(struct config *c, const char *v, char *why)
+{
+	const char *colon = strrchr(v, ':');
+	char host[INET6_ADDRSTRLEN + 2];
+	size_t n;
+	int port, r;
+
+	if (!colon) {
+		snprintf(why, WHY_LEN, "not ADDR:PORT");
+		return -EINVAL;
+	}
+	r = parse_port(colon + 1, &port, why);
+	if (r < 0)
+		return r;
+	n = (size_t)(colon - v);
+	if (n >= sizeof(host) || (memchr(v, ':', n) && v[0] != '[')) {
+		snprintf(why, WHY_LEN, "invalid address (IPv6: [ADDR]:PORT)");
+		return -EINVAL;
+	}
+	memcpy(host, v, n);
+	host[n] = 0;
+	if (parse_addr(host, port, &c->metrics_addr, &c->metrics_addrlen)) {
+		snprintf(why, WHY_LEN, "invalid address '%s'", host);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -182,15 +264,18 @@ static int set_str(char **dst, const char *v)
 static int config_file(struct config *c, const char *path);
 
 /* "ID:HEX": a MAC key id and 1..64 key bytes in hex (issue 6). */
-static int add_key(struct config *c, const char *v)
+static int add_key(struct config *c, const char *v, char *why)
 {
 	struct cfg_key *k;
 	char *end;
 	unsigned long id;
 	size_t i, n;
 
-	if (c->nr_keys >= MAX_KEYS)
-		return -EINVAL;
+	if (c->nr_keys >= MAX_KEYS) {
+		snprintf(why, WHY_LEN, "too many keys (at most %d)", MAX_KEYS);
+		return -E2BIG;
+	}
+	snprintf(why, WHY_LEN, "not ID:HEX with 1 to 64 key bytes");
 	k = &c->keys[c->nr_keys];
 	id = strtoul(v, &end, 0);
 	if (end == v || *end != ':' || id > UINT32_MAX)
@@ -214,30 +299,41 @@ static int add_key(struct config *c, const char *v)
 	return 0;
 }
 
-/* Applies one option; the same code serves flags and the config file. */
-static int apply(struct config *c, int opt, const char *v)
+/*
+ * Applies one option; the same code serves flags and the config file.  A
+ * refused value returns a negative errno, the reason in @why (WHY_LEN).
+ */
+static int apply(struct config *c, int opt, const char *v, char *why)
 {
 	uint64_t n;
 	int r = 0;
 
-#define NUM(max) do { r = parse_size(v, (max), &n); if (r < 0) return r; } while (0)
+#define NUM(min, max) do {						\
+		r = parse_range(v, (min), (max), &n, why);		\
+		if (r < 0)						\
+			return r;					\
+	} while (0)
+#define CHOICE(list) do {						\
+		snprintf(why, WHY_LEN, "not one of " list);		\
+		return -EINVAL;						\
+	} while (0)
+	why[0] = 0;
 	switch (opt) {
 	case OPT_PORT:
-		NUM(65535);
-		c->port = n;
-		break;
+		return parse_port(v, &c->port, why);
 	case OPT_LISTEN:
-		if (c->nr_listen >= MAX_LISTEN_ADDRS)
+		if (c->nr_listen >= MAX_LISTEN_ADDRS) {
+			snprintf(why, WHY_LEN, "too many addresses (at most"
+				 " %d)", MAX_LISTEN_ADDRS);
 			return -E2BIG;
+		}
 		c->listen[c->nr_listen] = strdup(v);
 		if (!c->listen[c->nr_listen])
 			return -ENOMEM;
 		c->nr_listen++;
 		break;
 	case OPT_WORKERS:
-		NUM(MAX_WORKERS);
-		if (!n)
-			return -EINVAL;
+		NUM(1, MAX_WORKERS);
 		c->workers = n;
 		break;
 	case OPT_DB:
@@ -245,31 +341,26 @@ static int apply(struct config *c, int opt, const char *v)
 	case OPT_ARCHIVE:
 		return set_str(&c->archive, v);
 	case OPT_METRICS_LISTEN:
-		return set_str(&c->metrics_listen, v);
+		r = parse_host_port(c, v, why);
+		return r < 0 ? r : set_str(&c->metrics_listen, v);
 	case OPT_METRICS_FILE:
 		return set_str(&c->metrics_file, v);
 	case OPT_METRICS_INTERVAL:
-		NUM(3600);
-		if (!n)
-			return -EINVAL;
+		NUM(1, 3600);
 		c->metrics_interval = n;
 		break;
 	case OPT_READY_FILE:
 		return set_str(&c->ready_file, v);
 	case OPT_RCVBUF:
-		NUM(INT_MAX);
+		NUM(0, INT_MAX);
 		c->rcvbuf = n;
 		break;
 	case OPT_MAX_PACKET:
-		NUM(65535);
-		if (n < NETOOPS_HDR_LEN_V1)
-			return -EINVAL;
+		NUM(NETOOPS_HDR_LEN_V1, 65535);
 		c->max_packet = n;
 		break;
 	case OPT_BATCH:
-		NUM(100000);
-		if (!n)
-			return -EINVAL;
+		NUM(1, 100000);
 		c->batch = n;
 		break;
 	case OPT_SYNC:
@@ -278,28 +369,22 @@ static int apply(struct config *c, int opt, const char *v)
 		else if (!strcmp(v, "normal"))
 			c->sync_normal = true;
 		else
-			return -EINVAL;
+			CHOICE("full, normal");
 		break;
 	case OPT_STORE_QUEUE:
-		NUM(1000000);
-		if (!n)
-			return -EINVAL;
+		NUM(1, 1000000);
 		c->store_queue = n;
 		break;
 	case OPT_PENDING_BYTES:
-		NUM(1ull << 40);
-		if (n < (1u << 20))
-			return -EINVAL;
+		NUM(1u << 20, 1ull << 40);
 		c->pending_bytes = n;
 		break;
 	case OPT_FINISHERS:
-		NUM(MAX_WORKERS);
-		if (!n)
-			return -EINVAL;
+		NUM(1, MAX_WORKERS);
 		c->finishers = n;
 		break;
 	case OPT_FINISH_NICE:
-		NUM(19);
+		NUM(0, 19);
 		c->finish_nice = n;
 		break;
 	case OPT_SOURCE_KEY:
@@ -310,36 +395,34 @@ static int apply(struct config *c, int opt, const char *v)
 		else if (!strcmp(v, "addrport"))
 			c->src_key = SRC_KEY_ADDRPORT;
 		else
-			return -EINVAL;
+			CHOICE("boot, addr, addrport");
 		break;
 	case OPT_TIMEOUT:
-		NUM(86400000);
-		if (!n)
-			return -EINVAL;
+		NUM(1, 86400000);
 		c->limits.timeout_ms = n;
 		break;
 	case OPT_MAX_PKTS:
-		NUM(65535);
+		NUM(0, 65535);
 		c->limits.max_pkts_per_dump = n;
 		break;
 	case OPT_MAX_DUMP_BYTES:
-		NUM(UINT32_MAX);
+		NUM(0, UINT32_MAX);
 		c->limits.max_bytes_per_dump = n;
 		break;
 	case OPT_MAX_PER_SOURCE:
-		NUM(UINT32_MAX);
+		NUM(0, UINT32_MAX);
 		c->limits.max_dumps_per_source = n;
 		break;
 	case OPT_MAX_DUMPS:
-		NUM(UINT32_MAX);
+		NUM(0, UINT32_MAX);
 		c->limits.max_dumps = n;
 		break;
 	case OPT_MAX_MEMORY:
-		NUM(1ull << 40);
+		NUM(0, 1ull << 40);
 		c->limits.max_bytes_total = n;	/* split in main() */
 		break;
 	case OPT_KEY:
-		return add_key(c, v);
+		return add_key(c, v, why);
 	case OPT_REQUIRE_AUTH:
 		c->require_auth = true;
 		break;
@@ -352,6 +435,7 @@ static int apply(struct config *c, int opt, const char *v)
 		return -EINVAL;
 	}
 #undef NUM
+#undef CHOICE
 	return r;
 }
 
@@ -368,22 +452,39 @@ static char *trim(char *s)
 	return s;
 }
 
+/* '#' at the start or after a blank ends the line: "db = /srv/a#1" keeps
+ * its '#', "workers = 4  # one per core" loses the comment.
+ */
+static void strip_comment(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if (*p == '#' && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = 0;
+			return;
+		}
+}
+
 static int config_file(struct config *c, const char *path)
 {
-	char line[1024], *k, *v, *eq;
+	char line[1024], why[WHY_LEN], *k, *v, *eq;
 	const struct option *o;
 	int lineno = 0, r = 0;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "netoopsd: cannot open config %s: %m\n", path);
-		return -errno;
+		r = -errno;
+		fprintf(stderr, "netoopsd: cannot open config %s: %s\n", path,
+			strerror(-r));
+		return r;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
+		strip_comment(line);
 		k = trim(line);
-		if (!*k || *k == '#')
+		if (!*k)
 			continue;
 		eq = strchr(k, '=');
 		v = eq ? trim(eq + 1) : (char *)"";
@@ -406,10 +507,11 @@ static int config_file(struct config *c, const char *path)
 			r = -EINVAL;
 			break;
 		}
-		r = apply(c, o->val, v);
+		r = apply(c, o->val, v, why);
 		if (r < 0) {
-			fprintf(stderr, "netoopsd: %s:%d: bad value for %s: %s\n",
-				path, lineno, k, v);
+			fprintf(stderr, "netoopsd: %s:%d: bad value for %s '%s'"
+				"%s%s\n", path, lineno, k, v, *why ? ": " : "",
+				why);
 			break;
 		}
 	}
@@ -420,6 +522,7 @@ static int config_file(struct config *c, const char *path)
 /* Return: 0 to run, 1 after --help, negative errno on a bad option. */
 int config_parse_args(struct config *c, int argc, char **argv)
 {
+	char why[WHY_LEN];
 	int opt, r;
 
 	while ((opt = getopt_long(argc, argv, "p:l:d:c:w:vh", longopts,
@@ -430,15 +533,16 @@ int config_parse_args(struct config *c, int argc, char **argv)
 		}
 		if (opt == '?')
 			return -EINVAL;
-		r = apply(c, opt, optarg);
+		r = apply(c, opt, optarg, why);
 		if (r < 0) {
 			const struct option *o = longopts;
 
 			while (o->name && o->val != opt)
 				o++;
 			if (opt != OPT_CONFIG)
-				fprintf(stderr, "netoopsd: bad value for --%s: %s\n",
-					o->name ? o->name : "?", optarg);
+				fprintf(stderr, "netoopsd: bad value for --%s"
+					" '%s'%s%s\n", o->name ? o->name : "?",
+					optarg, *why ? ": " : "", why);
 			return r;
 		}
 	}

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 			&d->store);
 	if (r < 0) {
 		fprintf(stderr, "netoopsd: cannot open store %s: %s\n",
-			d->cfg.db, strerror(-r));
+			d->cfg.db, nstore_open_strerror(r));
 		return 1;
 	}
 	r = open_archive(d);

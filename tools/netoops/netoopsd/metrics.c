@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "netoopsd.h"
@@ -243,53 +245,60 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
-int metrics_http_start(struct daemon *d)
+/*
+ * The listening socket is bound here, not by libmicrohttpd: when the bind
+ * fails MHD_start_daemon() only returns NULL, and the admin needs to know
+ * why (address in use, not local, permission).
+ */
+static int listen_socket(const struct config *c, int *ret_fd, int *ret_port)
 {
 	struct sockaddr_storage ss;
-	char host[128], *colon;
-	const char *spec = d->cfg.metrics_listen;
-	const union MHD_DaemonInfo *info;
-	struct MHD_Daemon *h;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
-	long port;
+	socklen_t len = sizeof(ss);
+	int fd, one = 1, r;
 
-	if (!spec)
-		return 0;
-	snprintf(host, sizeof(host), "%s", spec);
-	colon = strrchr(host, ':');
-	if (!colon)
-		return -EINVAL;
-	*colon = 0;
-	port = strtol(colon + 1, NULL, 10);
-	if (port < 0 || port > 65535)
-		return -EINVAL;
-	memset(&ss, 0, sizeof(ss));
-	if (host[0] == '[') {
-		struct sockaddr_in6 *s6 = (void *)&ss;
-
-		host[strlen(host) - 1] = 0;
-		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
-			return -EINVAL;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		flags |= MHD_USE_IPv6;
-	} else {
-		struct sockaddr_in *s4 = (void *)&ss;
-
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-			return -EINVAL;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
+	fd = socket(c->metrics_addr.ss_family,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (c->metrics_addr.ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			sizeof(one)) < 0) ||
+	    bind(fd, (const struct sockaddr *)&c->metrics_addr,
+		 c->metrics_addrlen) < 0 ||
+	    listen(fd, 16) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
 	}
-	h = MHD_start_daemon(flags, port, NULL, NULL, handle, d,
-			     MHD_OPTION_SOCK_ADDR, &ss,
+	*ret_port = ntohs(ss.ss_family == AF_INET6 ?
+			  ((struct sockaddr_in6 *)&ss)->sin6_port :
+			  ((struct sockaddr_in *)&ss)->sin_port);
+	*ret_fd = fd;
+	return 0;
+}
+
+int metrics_http_start(struct daemon *d)
+{
+	struct MHD_Daemon *h;
+	int fd = -1, port = 0, r;
+
+	if (!d->cfg.metrics_listen)
+		return 0;
+	r = listen_socket(&d->cfg, &fd, &port);
+	if (r < 0)
+		return r;
+	/* From here the socket is MHD's: MHD_stop_daemon() closes it. */
+	h = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+			     handle, d,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_CONNECTION_LIMIT, 16,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 10,
 			     MHD_OPTION_END);
 	if (!h)
-		return -EADDRNOTAVAIL;
-	info = MHD_get_daemon_info(h, MHD_DAEMON_INFO_BIND_PORT);
-	d->metrics_port = info ? info->port : port;
+		return -ENOMEM;	/* no thread or memory: MHD says no more */
+	d->metrics_port = port;
 	d->http = h;
 	return 0;
 }

@@ -60,6 +60,8 @@ struct config {
 	char *db;			/* store location */
 	char *archive;			/* raw packet archive, or NULL */
 	char *metrics_listen;		/* "ADDR:PORT" for HTTP, or NULL */
+	struct sockaddr_storage metrics_addr;	/* it, parsed */
+	socklen_t metrics_addrlen;
 	char *metrics_file;		/* Prometheus text file, or NULL */
 	int metrics_interval;		/* seconds between metrics file writes */
 	char *ready_file;		/* written once every socket is bound */
@@ -176,6 +178,9 @@ void config_free(struct config *c);
 void usage(FILE *f);
 
 /* sockets.c */
+/* "1.2.3.4", "::1" or "[::1]" with @port: 0 or -EINVAL. */
+int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
+	       socklen_t *len);
 int sockets_open(struct daemon *d);
 void sockets_close(struct daemon *d);
 

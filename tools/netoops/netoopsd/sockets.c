@@ -33,9 +33,8 @@ uint64_t wall_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* "1.2.3.4", "::1" or "[::1]" -> sockaddr with @port. */
-static int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
-		      socklen_t *len)
+int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
+	       socklen_t *len)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;

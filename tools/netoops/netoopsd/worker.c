@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "netoops_escape.h"
 #include "netoopsd.h"
 
 #define RELAXED memory_order_relaxed
@@ -502,6 +503,21 @@ const uint64_t store_lat_bounds[8] = {
 	1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000
 };
 
+/* -v: one line per stored dump; the sender's hostname escaped. */
+static void log_stored(const struct nstore_dump *rec)
+{
+	const char *host = rec->hostname ?: "?";
+	char boot[33], *esc = NULL;
+
+	nstore_boot_id_hex(rec->boot_id, boot);
+	netoops_escape(host, strlen(host), 0, 0, &esc, NULL);
+	fprintf(stderr, "netoopsd: stored #%lld %s/%llu %s %s%s\n",
+		(long long)rec->id, boot, (unsigned long long)rec->dump_id,
+		esc ?: "?", rec->complete ? "complete" : "partial",
+		rec->id ? "" : " (duplicate)");
+	free(esc);
+}
+
 static void *store_main(void *arg)
 {
 	struct daemon *d = arg;
@@ -553,19 +569,8 @@ static void *store_main(void *arg)
 			if (us <= store_lat_bounds[k])
 				INC(d->sst.lat_bucket[k]);
 		for (i = 0; i < n; i++) {
-			if (d->cfg.verbose && r == 0) {
-				char boot[33];
-
-				nstore_boot_id_hex(batch[i]->boot_id, boot);
-				fprintf(stderr, "netoopsd: stored #%lld %s/%llu"
-					" %s %s%s\n", (long long)batch[i]->id,
-					boot,
-					(unsigned long long)batch[i]->dump_id,
-					batch[i]->hostname ?: "?",
-					batch[i]->complete ? "complete" :
-							     "partial",
-					batch[i]->id ? "" : " (duplicate)");
-			}
+			if (d->cfg.verbose && r == 0)
+				log_stored(batch[i]);
 			nstore_dump_free(batch[i]);
 		}
 	}

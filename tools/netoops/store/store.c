@@ -23,6 +23,20 @@ int nstore_open(const char *where, unsigned int flags, struct nstore **ret)
 	return nstore_sqlite_ops.open(where, flags, ret);
 }
 
+const char *nstore_open_strerror(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return "not a netoops database";
+	case -EUCLEAN:
+		return "database file is corrupt";
+	case -EPROTONOSUPPORT:
+		return "unsupported store location";
+	default:
+		return strerror(-err);
+	}
+}
+
 void nstore_close(struct nstore *st)
 {
 	if (st)

@@ -175,8 +175,18 @@ struct nstore {
 
 extern const struct nstore_ops nstore_sqlite_ops;
 
+/*
+ * nstore_open() errors worth telling apart: -ENOENT (no such file; a reader
+ * does not create one), -EBADMSG (not a netoops database: another format,
+ * or no dumps table), -EUCLEAN (a store, corrupt), else the system's
+ * (-EACCES, -EISDIR...), so that the caller can name the real reason.
+ */
 int nstore_open(const char *where, unsigned int flags, struct nstore **ret);
 void nstore_close(struct nstore *st);
+/* What an nstore_open() error means, for a message ("not a netoops
+ * database"); strerror() of the others.
+ */
+const char *nstore_open_strerror(int err);
 
 static inline int nstore_put(struct nstore *st, struct nstore_dump *const *d,
 			     size_t n, size_t *ret_dups)

@@ -18,10 +18,14 @@
  * not restarted) reads NULL for the columns it lacks.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -133,9 +137,10 @@ static int sq_err(int rc)
 	case SQLITE_PERM:
 	case SQLITE_AUTH:
 		return -EACCES;
-	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
-		return -EBADMSG;
+		return -EBADMSG;	/* nstore_open_strerror() says what */
+	case SQLITE_CORRUPT:
+		return -EUCLEAN;
 	case SQLITE_CONSTRAINT:
 	case SQLITE_MISMATCH:
 	case SQLITE_RANGE:
@@ -197,6 +202,32 @@ static int migrate(sqlite3 *db, int *ret_version)
 	return 0;
 }
 
+/*
+ * An open or first read that failed: the system's reason when there is
+ * one (ENOENT, EACCES, EISDIR...), else SQLite's.  SQLite retries a
+ * read-write open that failed read-only, so for a database it could not
+ * create its errno is the retry's ENOENT: then the directory says why.
+ */
+static int open_err(sqlite3 *db, int rc, const char *path, bool create)
+{
+	int e = 0;
+
+	if (rc == SQLITE_CANTOPEN || rc == SQLITE_IOERR ||
+	    rc == SQLITE_READONLY || rc == SQLITE_PERM)
+		e = sqlite3_system_errno(db);
+	if (create && e == ENOENT) {
+		char *dir = strdup(path);
+
+		if (!dir)
+			return -ENOMEM;
+		if (faccessat(AT_FDCWD, dirname(dir), W_OK | X_OK,
+			      AT_EACCESS) < 0)
+			e = errno;
+		free(dir);
+	}
+	return e ? -e : sq_err(rc) ?: -EIO;
+}
+
 static void sqlite_close(struct nstore *base)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
@@ -227,8 +258,11 @@ static int sqlite_open(const char *path, unsigned int flags,
 	oflags |= flags & NSTORE_RDONLY ? SQLITE_OPEN_READONLY :
 		  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
-	if (rc != SQLITE_OK)
-		goto fail;
+	if (rc != SQLITE_OK) {
+		rc = open_err(s->db, rc, path, !(flags & NSTORE_RDONLY));
+		sqlite_close(&s->base);
+		return rc;
+	}
 	sqlite3_busy_timeout(s->db, 5000);
 	if (!(flags & NSTORE_RDONLY)) {
 		snprintf(sql, sizeof(sql),
@@ -251,12 +285,16 @@ static int sqlite_open(const char *path, unsigned int flags,
 		if (rc != SQLITE_OK)
 			goto fail;
 	} else {
-		/* A reader of a database nobody has created yet. */
+		/* A reader does not create: a file without the dumps table
+		 * (empty, another program's database) is not a store.
+		 */
 		rc = sqlite3_exec(s->db, "SELECT 1 FROM dumps LIMIT 0", NULL,
 				  NULL, NULL);
 		if (rc != SQLITE_OK) {
+			rc = rc == SQLITE_ERROR ? -EBADMSG :
+			     open_err(s->db, rc, path, false);
 			sqlite_close(&s->base);
-			return -ENOENT;
+			return rc;
 		}
 		rc = read_version(s->db, &version);
 		if (rc < 0) {
@@ -268,9 +306,9 @@ static int sqlite_open(const char *path, unsigned int flags,
 	*ret = &s->base;
 	return 0;
 fail:
-	rc = sq_err(rc);
+	rc = open_err(s->db, rc, path, true);
 	sqlite_close(&s->base);
-	return rc ? rc : -EIO;
+	return rc;
 }
 
 static char *gaps_to_text(const struct nstore_dump *d)

@@ -74,7 +74,7 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 	netoops_tlv_put_time(&tb, 1764756000, 123456789, 42000000000ull);
 	if (o->release)
 		netoops_tlv_put_str(&tb, NETOOPS_TLV_RELEASE, o->release);
-	netoops_tlv_put_str(&tb, NETOOPS_TLV_VERSION,
+	netoops_tlv_put_str(&tb, NETOOPS_TLV_VERSION, o->version ?:
 			    "#1 SMP PREEMPT_DYNAMIC Debian");
 	netoops_tlv_put_str(&tb, NETOOPS_TLV_ARCH, "x86_64");
 	if (o->hostname)
@@ -83,8 +83,8 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 		for (i = 0; i < NETOOPS_X86_64_NR_REGS; i++)
 			regs[i] = 0x1000 + i;
 		regs[NETOOPS_X86_64_REG_RIP] = 0xffffffffc0ffee00ull;
-		netoops_tlv_put_cpu_x86(&tb, "GenuineIntel", 6, 85, 7,
-					0x5003604);
+		netoops_tlv_put_cpu_x86(&tb, o->cpu_vendor ?: "GenuineIntel",
+					6, 85, 7, 0x5003604);
 		netoops_tlv_put_regs(&tb, NETOOPS_ARCH_X86_64,
 				     NETOOPS_REGS_OOPS, regs,
 				     NETOOPS_X86_64_NR_REGS);

@@ -25,6 +25,8 @@ struct gen_opts {
 	const char *user_key;		/* one user field, or NULL */
 	const char *user_value;
 	bool regs;			/* an x86_64 register set */
+	const char *version;		/* NULL: "#1 SMP PREEMPT_DYNAMIC ..." */
+	const char *cpu_vendor;		/* with regs; NULL: "GenuineIntel" */
 };
 
 /* Packets of one dump of @log.  Return 0 or negative errno. */

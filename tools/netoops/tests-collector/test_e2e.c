@@ -3,6 +3,9 @@
  * End-to-end: netoopsd on 127.0.0.1 port 0 with a temporary database, fed
  * real encoded dumps over loopback; results checked through the netoops CLI
  * (JSON parsed with jansson) and the daemon's Prometheus counters (HTTP).
+ * Then what an admin sees: hostile sender text never reaches the terminal
+ * raw (show, list, buckets, decode, netoopsd -v), and every error names
+ * the file and the real reason with a non-zero exit status.
  *
  * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
  * Every wait is for a condition, bounded by a deadline.
@@ -19,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,13 +44,25 @@ struct daemon_run {
 	char ready[128];
 	char metrics[128];
 	char archive[128];
+	char log[128];		/* the daemon's standard error */
 	pid_t pid;
 	int port;
 	int mport;
 };
 
-/* The daemon of the running test, killed by teardown if the test fails. */
-static struct daemon_run *current;
+/* start_daemon() flags */
+#define D_V6		0x1	/* also listen on ::1 */
+#define D_VERBOSE	0x2	/* -v: a line per stored dump */
+
+/*
+ * The daemon of the running test, killed by teardown if the test fails.
+ * A copy, not a pointer: a failed test has left its stack frame (longjmp).
+ */
+static struct {
+	bool active;
+	pid_t pid;
+	char dir[64];
+} current;
 
 static uint64_t now_ms(void)
 {
@@ -62,8 +79,9 @@ static void nap(void)
 	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
 }
 
+/* @extra: more arguments (NULL-terminated), after the others, or NULL. */
 static void start_daemon(struct daemon_run *r, const char *timeout_ms,
-			 bool v6)
+			 int flags, const char *const *extra)
 {
 	const char *bin = getenv("NETOOPSD");
 	uint64_t end = now_ms() + DEADLINE_MS;
@@ -76,20 +94,34 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
 	snprintf(r->metrics, sizeof(r->metrics), "%s/metrics", r->dir);
 	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
+	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
 	r->pid = fork();
 	assert_true(r->pid >= 0);
-	current = r;
+	current.active = true;
+	current.pid = r->pid;
+	memcpy(current.dir, r->dir, sizeof(current.dir));
 	if (!r->pid) {
-		const char *argv[] = {
+		const char *argv[40] = {
 			bin, "--listen", "127.0.0.1", "--port", "0",
 			"--db", r->db, "--ready-file", r->ready,
 			"--metrics-file", r->metrics, "--metrics-listen",
 			"127.0.0.1:0", "--timeout-ms", timeout_ms,
 			"--max-packet", "2048", "--workers", "2", "--sync",
 			"normal", "--archive", r->archive,
-			v6 ? "--listen" : NULL, "::1", NULL
 		};
+		int n = 23, fd;
 
+		if (flags & D_V6) {
+			argv[n++] = "--listen";
+			argv[n++] = "::1";
+		}
+		if (flags & D_VERBOSE)
+			argv[n++] = "-v";
+		while (extra && *extra && n < 39)
+			argv[n++] = *extra++;
+		fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
 		execv(bin, (char **)argv);
 		_exit(127);
 	}
@@ -97,7 +129,9 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 	while (!(f = fopen(r->ready, "r"))) {
 		int st;
 
-		assert_int_equal(waitpid(r->pid, &st, WNOHANG), 0);
+		if (waitpid(r->pid, &st, WNOHANG))
+			fail_msg("netoopsd exited before it was ready: see %s",
+				 r->log);
 		assert_true(now_ms() < end);
 		nap();
 	}
@@ -115,6 +149,7 @@ static int stop_daemon(struct daemon_run *r)
 	assert_int_equal(kill(r->pid, SIGTERM), 0);
 	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
 	r->pid = 0;
+	current.pid = 0;
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
 }
@@ -123,7 +158,7 @@ static void cleanup(struct daemon_run *r)
 {
 	char cmd[160];
 
-	current = NULL;
+	current.active = false;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", r->dir);
@@ -218,7 +253,7 @@ static json_t *cli_json(const struct daemon_run *r, const char *args)
 	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, r->db, args);
 	f = popen(cmd, "r");
 	assert_non_null(f);
-	j = json_loadf(f, 0, &err);
+	j = json_loadf(f, JSON_ALLOW_NUL, &err);	/* a log may hold NULs */
 	if (!j)
 		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
 			 err.line);
@@ -270,7 +305,7 @@ static void test_daemon(void **state)
 	char args[256];
 
 	(void)state;
-	start_daemon(&r, "1500", false);
+	start_daemon(&r, "1500", 0, NULL);
 	mkboot(b1, 1);
 	mkboot(b2, 2);
 	mkboot(b3, 3);
@@ -525,7 +560,7 @@ static void test_sigterm_flush(void **state)
 	char *log;
 
 	(void)state;
-	start_daemon(&r, "600000", false);	/* nothing times out by itself */
+	start_daemon(&r, "600000", 0, NULL);	/* nothing times out by itself */
 	mkboot(b, 9);
 	log = gen_log(8000, "flush_fn", 9, &len);
 	assert_int_equal(gen_dump(&p, b, 3, &op, log, len), 0);
@@ -568,7 +603,7 @@ static void test_limit_per_source(void **state)
 	int i;
 
 	(void)state;
-	start_daemon(&r, "600000", false);
+	start_daemon(&r, "600000", 0, NULL);
 	mkboot(b, 12);
 	log = gen_log(4000, "greedy_fn", 12, &len);
 	/* Nine dumps of one boot, each missing its last packet: with the
@@ -615,7 +650,7 @@ static void test_ipv6(void **state)
 		skip();	/* prints SKIPPED: no IPv6 loopback here */
 	}
 	close(fd);
-	start_daemon(&r, "600000", true);
+	start_daemon(&r, "600000", D_V6, NULL);
 	mkboot(b, 6);
 	log = gen_log(30000, "v6_fn", 6, &len);
 	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
@@ -797,21 +832,493 @@ static void test_bad_options(void **state)
 	unlink(path);
 }
 
+/* ---- what an admin's terminal gets ---------------------------------- */
+
+/* Whole standard output of the CLI with "--db DB" and @args (exit 0). */
+static char *cli_text(const struct daemon_run *r, const char *args,
+		      size_t *ret_len)
+{
+	size_t cap = 65536, len = 0, n;
+	char cmd[512], *buf = malloc(cap);
+	FILE *f;
+
+	assert_non_null(buf);
+	snprintf(cmd, sizeof(cmd), "%s --db %s %s", getenv("NETOOPS_CLI"),
+		 r->db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	if (pclose(f))
+		fail_msg("`%s` failed", cmd);
+	*ret_len = len;
+	return buf;
+}
+
+/*
+ * Nothing a terminal could act on: the hostile text below has no valid
+ * non-ASCII character, so after escaping every byte must be printable
+ * ASCII, '\n' or '\t' (no C0, no DEL, no C1 byte, no invalid UTF-8).
+ */
+static void assert_terminal_safe(const char *what, const char *buf,
+				 size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+
+		if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t')
+			continue;
+		fail_msg("%s: raw byte 0x%02x at offset %zu, after \"%.*s\"",
+			 what, c, i, (int)(i < 40 ? i : 40),
+			 buf + (i < 40 ? 0 : i - 40));
+	}
+}
+
+static void assert_contains(const char *what, const char *buf,
+			    const char *needle)
+{
+	if (!strstr(buf, needle))
+		fail_msg("%s lacks \"%s\":\n%s", what, needle, buf);
+}
+
+static size_t count_lines(const char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += buf[i] == '\n';
+	return n;
+}
+
+/* Fields a hostile sender controls, each with terminal escapes. */
+#define EVIL_HOST	"host-0123456789\x1b]0;owned\x07\r"
+#define EVIL_RELEASE	"\x1b]52;c;b3duZWQ=\x07" "6.1.0"
+#define EVIL_VERSION	"#1 \x1b[2J\x1b[H SMP \xc2\x9b" "31m \x9b" "1m"
+#define EVIL_VENDOR	"Gen\x1b[2Juine\x7f"
+#define EVIL_USER	"ok\r\x1b[1A\x1b[2Kforged line \xff\xfe"
+static const char evil_log[] =
+	"[    1.000000] boot ok\n"
+	"[    2.000000] \tindented\n"
+	"[    3.000000] before\0\x1b[2J\0after\r\x1b[1Aforged\n"
+	"[    4.000000] Kernel panic - not syncing: \x1b]0;pwned\x07 \x1b[2J"
+	" \xc2\x9b" "31m \xc0\x9b \xff \x7f done\n";
+
+/*
+ * show, list, buckets, decode and netoopsd -v print every field escaped;
+ * list cuts its columns on the escaped text and keeps one row per dump;
+ * JSON stays exact.
+ */
+static void test_terminal_escapes(void **state)
+{
+	struct gen_opts oe = { .hostname = EVIL_HOST, .reason = 1,
+			       .release = EVIL_RELEASE,
+			       .version = EVIL_VERSION, .regs = true,
+			       .cpu_vendor = EVIL_VENDOR, .user_key = "note",
+			       .user_value = EVIL_USER, .max_pkt = 512 };
+	struct gen_opts on = { .hostname = "e2e-normal", .reason = 2,
+			       .release = "6.12.118+deb12-amd64",
+			       .compress = true };
+	struct daemon_run r;
+	struct gen_pkts pe, pn;
+	uint8_t be[16], bn[16];
+	char args[256], *out, *row, *hdr_end;
+	size_t len, nlen, i;
+	json_t *list, *d, *j;
+	const char *p;
+	char *nlog;
+	FILE *f;
+	long col;
+
+	(void)state;
+	start_daemon(&r, "600000", D_VERBOSE, NULL);
+	mkboot(be, 20);
+	mkboot(bn, 21);
+	nlog = gen_log(6000, "normal_fn", 21, &nlen);
+	assert_int_equal(gen_dump(&pe, be, 1, &oe, evil_log,
+				  sizeof(evil_log) - 1), 0);
+	assert_int_equal(gen_dump(&pn, bn, 1, &on, nlog, nlen), 0);
+	send_pkts(r.port, &pe, NULL, 0);
+	send_pkts(r.port, &pn, NULL, 0);
+	wait_metric(&r, "netoops_dumps_stored_total", 2);
+	assert_int_equal(stop_daemon(&r), 0);
+
+	/* JSON stays exact: the bytes as sent, controls \u-escaped. */
+	list = cli_json(&r, "list --json");
+	d = find_dump(list, be);
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "host")),
+			    EVIL_HOST);
+	assert_string_equal(json_string_value(json_object_get(d, "release")),
+			    EVIL_RELEASE);
+	snprintf(args, sizeof(args), "show %lld --json",
+		 (long long)json_integer_value(json_object_get(d, "id")));
+	out = cli_text(&r, args, &len);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)out[i] < 0x20 && out[i] != '\n')
+			fail_msg("show --json: raw 0x%02x at %zu", out[i], i);
+	free(out);
+
+	/* show */
+	snprintf(args, sizeof(args), "show %lld",
+		 (long long)json_integer_value(json_object_get(d, "id")));
+	out = cli_text(&r, args, &len);
+	assert_terminal_safe("show", out, len);
+	assert_contains("show", out,
+			"  host:      host-0123456789\\x1b]0;owned\\a\\r\n");
+	assert_contains("show", out, "  kernel:    \\x1b]52;c;b3duZWQ=\\a6.1.0"
+			" #1 \\x1b[2J\\x1b[H SMP \\xc2\\x9b31m \\x9b1m x86_64\n");
+	assert_contains("show", out, "Gen\\x1b[2Juine\\x7f family 6");
+	/* the store keeps user fields as JSON: not UTF-8 became '?' */
+	assert_contains("show", out, "  note = ok\\r\\x1b[1A\\x1b[2Kforged"
+			" line ??\n");
+	assert_contains("show", out, "\tindented\n");	/* a log keeps tabs */
+	assert_contains("show", out,
+			"before\\0\\x1b[2J\\0after\\r\\x1b[1Aforged\n");
+	assert_contains("show", out, "  title:     Kernel panic: \\x1b]");
+	free(out);
+
+	/* list: one row per dump, columns cut whole escapes and aligned */
+	out = cli_text(&r, "list", &len);
+	assert_terminal_safe("list", out, len);
+	assert_int_equal(count_lines(out, len), 3);
+	assert_contains("list", out, "e2e-normal");
+	hdr_end = strchr(out, '\n');
+	col = strstr(out, "HOST") - out;
+	row = strstr(hdr_end, "host-0123456789");
+	assert_non_null(row);
+	for (p = row; p[-1] != '\n'; p--)
+		;
+	/* HOST at its column; 15 characters and a space (the 4 of "\x1b"
+	 * would pass 16); KERNEL cut at 22 before "\x1b" or "\a" would
+	 * be split; REASON where the header says
+	 */
+	assert_int_equal(row - p, col);
+	assert_int_equal(strstr(out, "KERNEL") - out, col + 18);
+	assert_int_equal(strstr(out, "REASON") - out, col + 18 + 24);
+	{
+		static const char want[] = "host-0123456789   \\x1b]52;c;"
+					   "b3duZWQ=\\a6.  panic ";
+
+		assert_memory_equal(row, want, sizeof(want) - 1);
+	}
+	free(out);
+
+	/* buckets: two lines per bucket */
+	out = cli_text(&r, "buckets", &len);
+	assert_terminal_safe("buckets", out, len);
+	assert_int_equal(count_lines(out, len), 1 + 2 * 2);
+	assert_contains("buckets", out, "kernels: \\x1b]52;c;b3duZWQ=\\a6.1.0;");
+	free(out);
+	/* a title that is not UTF-8 is still in buckets --json */
+	j = cli_json(&r, "buckets --json");
+	assert_int_equal(json_array_size(j), 2);
+	json_array_foreach(j, i, d)
+		assert_true(json_is_string(json_object_get(d, "title")));
+	json_decref(j);
+
+	/* decode of the archive netoopsd wrote: the same datagrams */
+	snprintf(args, sizeof(args), "decode %s", r.archive);
+	out = cli_text(&r, args, &len);
+	assert_terminal_safe("decode", out, len);
+	assert_contains("decode", out,
+			"  host:      host-0123456789\\x1b]0;owned\\a\\r\n");
+	assert_contains("decode", out, "after\\r\\x1b[1Aforged\n");
+	assert_contains("decode", out, "  note = ok\\r\\x1b[1A\\x1b[2Kforged"
+			" line \\xff\\xfe\n");
+	free(out);
+	snprintf(args, sizeof(args), "decode --packets %s", r.archive);
+	out = cli_text(&r, args, &len);
+	assert_terminal_safe("decode --packets", out, len);
+	free(out);
+
+	/* netoopsd -v logged the stored dumps with the hostname escaped */
+	f = fopen(r.log, "r");
+	assert_non_null(f);
+	out = calloc(1, 65536);
+	assert_non_null(out);
+	len = fread(out, 1, 65535, f);
+	fclose(f);
+	assert_terminal_safe("netoopsd -v", out, len);
+	assert_contains("netoopsd -v", out,
+			" host-0123456789\\x1b]0;owned\\a\\r complete\n");
+	assert_contains("netoopsd -v", out, " e2e-normal complete\n");
+	free(out);
+
+	json_decref(list);
+	cleanup(&r);
+	gen_pkts_free(&pe);
+	gen_pkts_free(&pn);
+	free(nlog);
+}
+
+/* ---- errors: the file, the real reason, a non-zero exit ------------- */
+
+#define NOBODY 65534
+
+/*
+ * Runs @cmd with sh; as nobody when @unprivileged and we are root (file
+ * modes do not bind root).  Returns the exit status, standard output and
+ * error in @out.  Skips the test if privileges cannot be dropped.
+ */
+static int run_cmd(const char *cmd, bool unprivileged, char *out,
+		   size_t outlen)
+{
+	size_t len = 0;
+	int pfd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(pfd[0]);
+		if (unprivileged && !geteuid() &&
+		    (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)))
+			_exit(125);
+		if (dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len + 1 < outlen &&
+	       (n = read(pfd[0], out + len, outlen - 1 - len)) > 0)
+		len += n;
+	out[len] = 0;
+	close(pfd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 125) {
+		printf("cannot run as uid %d: permission checks skipped\n",
+		       NOBODY);
+		skip();
+	}
+	return WEXITSTATUS(st);
+}
+
+/* @cmd exits @status and says @msg. */
+static void expect_error(const char *cmd, bool unprivileged, int status,
+			 const char *msg)
+{
+	char out[4096];
+	int st = run_cmd(cmd, unprivileged, out, sizeof(out));
+
+	if (st != status || !strstr(out, msg))
+		fail_msg("`%s`: exit %d, wanted %d with \"%s\"; said:\n%s",
+			 cmd, st, status, msg, out);
+}
+
+/* A directory nobody can enter (mkdtemp makes 0700). */
+static void mkdir_tmp(char *dir)
+{
+	strcpy(dir, "/tmp/netoops-err-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+}
+
+static void rm_tmp(const char *dir)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'", dir,
+		 dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* netoops on a database it cannot use says which and why. */
+static void test_cli_store_errors(void **state)
+{
+	const char *cli = getenv("NETOOPS_CLI");
+	char dir[64], path[128], cmd[512], msg[256], junk[4096];
+	struct daemon_run r;
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir);
+	/* a corrupt file */
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 131 + 7);
+	snprintf(path, sizeof(path), "%s/corrupt.db", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list", cli, path);
+	snprintf(msg, sizeof(msg), "cannot open store %s: not a netoops"
+		 " database\n", path);
+	expect_error(cmd, false, 1, msg);
+	snprintf(cmd, sizeof(cmd), "%s --db %s show 1", cli, path);
+	expect_error(cmd, false, 1, msg);
+	/* not SQLite at all */
+	snprintf(cmd, sizeof(cmd), "%s --db /etc/passwd buckets", cli);
+	expect_error(cmd, false, 1, "cannot open store /etc/passwd: not a"
+		     " netoops database\n");
+	/* SQLite, but not a store (no dumps table) */
+	snprintf(path, sizeof(path), "%s/empty.db", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list", cli, path);
+	snprintf(msg, sizeof(msg), "cannot open store %s: not a netoops"
+		 " database\n", path);
+	expect_error(cmd, false, 1, msg);
+	/* missing: the old hint still applies */
+	snprintf(cmd, sizeof(cmd), "%s --db %s/none.db list", cli, dir);
+	expect_error(cmd, false, 1, "none.db: no such database (has netoopsd"
+		     " run?)\n");
+	/* a real store the reader may not read */
+	snprintf(r.db, sizeof(r.db), "%s/n.db", dir);
+	snprintf(cmd, sizeof(cmd), "%s --db %s import-log /etc/hostname"
+		 " >/dev/null", cli, r.db);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(chmod(r.db, 0), 0);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list", cli, r.db);
+	snprintf(msg, sizeof(msg), "cannot open store %s: Permission denied\n",
+		 r.db);
+	expect_error(cmd, true, 1, msg);
+	rm_tmp(dir);
+}
+
+/* netoopsd refuses to start, saying why, with status 2 for a bad option
+ * and 1 for what it could not do.
+ */
+static void test_daemon_errors(void **state)
+{
+	const char *bin = getenv("NETOOPSD");
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t salen = sizeof(sa);
+	char dir[64], cmd[512], msg[256];
+	int fd;
+
+	(void)state;
+	mkdir_tmp(dir);
+	/* a directory it may not write */
+	snprintf(cmd, sizeof(cmd), "%s/ro", dir);
+	assert_int_equal(mkdir(cmd, 0555), 0);
+	snprintf(cmd, sizeof(cmd), "%s --listen 127.0.0.1 --port 0 --db"
+		 " %s/ro/n.db", bin, dir);
+	snprintf(msg, sizeof(msg), "cannot open store %s/ro/n.db: Permission"
+		 " denied\n", dir);
+	expect_error(cmd, true, 1, msg);
+	/* a file that is not a database (a copy: never write /etc) */
+	snprintf(cmd, sizeof(cmd), "cp /etc/passwd %s/passwd && %s --listen"
+		 " 127.0.0.1 --port 0 --db %s/passwd", dir, bin, dir);
+	snprintf(msg, sizeof(msg), "cannot open store %s/passwd: not a"
+		 " netoops database\n", dir);
+	expect_error(cmd, false, 1, msg);
+	/* the metrics port is taken */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
+	snprintf(cmd, sizeof(cmd), "%s --listen 127.0.0.1 --port 0 --db"
+		 " %s/n.db --metrics-listen 127.0.0.1:%d", bin, dir,
+		 ntohs(sa.sin_port));
+	snprintf(msg, sizeof(msg), "cannot serve metrics on 127.0.0.1:%d:"
+		 " Address already in use\n", ntohs(sa.sin_port));
+	expect_error(cmd, false, 1, msg);
+	close(fd);
+	/* bad values: refused before anything is opened */
+	snprintf(cmd, sizeof(cmd), "%s --db %s/n.db --metrics-listen"
+		 " 127.0.0.1:abc", bin, dir);
+	expect_error(cmd, false, 2, "bad value for --metrics-listen"
+		     " '127.0.0.1:abc': invalid port 'abc'");
+	snprintf(cmd, sizeof(cmd), "%s --db %s/n.db --metrics-listen"
+		 " 127.0.0.1:", bin, dir);
+	expect_error(cmd, false, 2, "invalid port ''");
+	snprintf(cmd, sizeof(cmd), "%s --db %s/n.db --max-memory"
+		 " 17179869184G", bin, dir);
+	expect_error(cmd, false, 2, "bad value for --max-memory"
+		     " '17179869184G': value too large");
+	snprintf(cmd, sizeof(cmd), "%s --db %s/n.db --pending-bytes"
+		 " 18446744073709551616", bin, dir);
+	expect_error(cmd, false, 2, "value too large");
+	snprintf(cmd, sizeof(cmd), "%s --db %s/n.db --port 70000", bin, dir);
+	expect_error(cmd, false, 2, "invalid port '70000'");
+	rm_tmp(dir);
+}
+
+/* decode of something that holds no netoops datagram fails. */
+static void test_decode_not_netoops(void **state)
+{
+	const char *cli = getenv("NETOOPS_CLI");
+	char cmd[256];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "%s decode /etc/passwd", cli);
+	expect_error(cmd, false, 1, "netoops decode: /etc/passwd: no valid"
+		     " netoops datagram (1 refused)\n");
+	snprintf(cmd, sizeof(cmd), "%s decode --json /etc/passwd", cli);
+	expect_error(cmd, false, 1, "no valid netoops datagram");
+	snprintf(cmd, sizeof(cmd), "%s decode - </dev/null", cli);
+	expect_error(cmd, false, 1, "netoops decode: standard input: no valid"
+		     " netoops datagram (0 refused)\n");
+}
+
+/* "key = value  # comment" in the config file; a '#' inside a value stays. */
+static void test_config_comments(void **state)
+{
+	char dir[64], conf[128], mfile[128], text[512];
+	const char *extra[] = { "--config", conf, NULL };
+	struct daemon_run r;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	mkdir_tmp(dir);
+	snprintf(conf, sizeof(conf), "%s/netoopsd.conf", dir);
+	snprintf(mfile, sizeof(mfile), "%s/m#1", dir);
+	snprintf(text, sizeof(text),
+		 "# netoopsd test configuration\n"
+		 "workers = 1  # one is enough here\n"
+		 "metrics-file = %s   # a '#' in a value is kept\n"
+		 "metrics-interval = 1\t# a tab before the comment\n"
+		 "   # an indented comment line\n"
+		 "sync = normal #fast\n", mfile);
+	f = fopen(conf, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	start_daemon(&r, "600000", 0, extra);
+	assert_int_equal(stop_daemon(&r), 0);
+	f = fopen(r.log, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	assert_non_null(strstr(text, "(1 address(es) x 1 workers)"));
+	fd = open(mfile, O_RDONLY);	/* written at exit, name as given */
+	assert_true(fd >= 0);
+	close(fd);
+	cleanup(&r);
+	rm_tmp(dir);
+}
+
 /* After a failed test: no daemon left behind, no temporary directory. */
 static int teardown(void **state)
 {
-	struct daemon_run *r = current;
-
 	(void)state;
-	if (!r)
+	if (!current.active)
 		return 0;
-	if (r->pid > 0) {
-		kill(r->pid, SIGKILL);
-		waitpid(r->pid, NULL, 0);
-		r->pid = 0;
+	if (current.pid > 0) {
+		kill(current.pid, SIGKILL);
+		waitpid(current.pid, NULL, 0);
+		current.pid = 0;
 	}
-	fprintf(stderr, "test failed: evidence kept in %s\n", r->dir);
-	current = NULL;
+	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
+	current.active = false;
 	return 0;
 }
 
@@ -825,6 +1332,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_decode_file, teardown),
 		cmocka_unit_test_teardown(test_decode_pcap, teardown),
 		cmocka_unit_test_teardown(test_bad_options, teardown),
+		cmocka_unit_test_teardown(test_terminal_escapes, teardown),
+		cmocka_unit_test(test_cli_store_errors),
+		cmocka_unit_test(test_daemon_errors),
+		cmocka_unit_test(test_decode_not_netoops),
+		cmocka_unit_test_teardown(test_config_comments, teardown),
 	};
 
 	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {

@@ -2,7 +2,8 @@
 /*
  * Store tests: SQLite round trip, replace-if-better, filters, buckets,
  * gap rendering, reader while a writer holds the database, whether a dump
- * was authenticated (round trip, filter, migration of a version 1 store).
+ * was authenticated (round trip, filter, migration of a version 1 store),
+ * the errors of opening what is not a usable store.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -515,6 +519,71 @@ static void test_reader_sees_writer(void **state)
 			 -EPROTONOSUPPORT);
 }
 
+/* In a child as uid/gid 65534 when root (file modes do not bind root):
+ * nstore_open(@path, @flags) must return @want.
+ */
+static void open_unprivileged(const char *path, unsigned int flags, int want)
+{
+	struct nstore *st;
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (!geteuid() && (setgroups(0, NULL) || setgid(65534) ||
+				   setuid(65534)))
+			_exit(2);
+		_exit(nstore_open(path, flags, &st) == want ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* What nstore_open() says about a location it cannot use (store.h). */
+static void test_open_errors(void **state)
+{
+	struct fx *f = *state;
+	char path[192], sub[160];
+	struct nstore *st;
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/junk.db", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (i = 0; i < 4096; i++)
+		fputc(i * 131 + 7, fp);
+	fclose(fp);
+	assert_int_equal(nstore_open(path, NSTORE_RDONLY, &st), -EBADMSG);
+	assert_int_equal(nstore_open(path, 0, &st), -EBADMSG);
+	assert_string_equal(nstore_open_strerror(-EBADMSG),
+			    "not a netoops database");
+	/* a reader does not take an empty file for a store */
+	snprintf(path, sizeof(path), "%s/empty.db", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(nstore_open(path, NSTORE_RDONLY, &st), -EBADMSG);
+	assert_int_equal(nstore_open(f->dir, NSTORE_RDONLY, &st), -EISDIR);
+	snprintf(path, sizeof(path), "%s/none.db", f->dir);
+	assert_int_equal(nstore_open(path, NSTORE_RDONLY, &st), -ENOENT);
+	snprintf(path, sizeof(path), "%s/nodir/n.db", f->dir);
+	assert_int_equal(nstore_open(path, 0, &st), -ENOENT);
+	/* not SQLite's "no such file" for what the modes forbid */
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/ro", f->dir);
+	assert_int_equal(mkdir(sub, 0555), 0);
+	snprintf(path, sizeof(path), "%s/n.db", sub);
+	open_unprivileged(path, 0, -EACCES);
+	assert_int_equal(chmod(f->path, 0), 0);
+	open_unprivileged(f->path, NSTORE_RDONLY, -EACCES);
+	assert_int_equal(chmod(f->path, 0644), 0);
+}
+
 static void test_helpers(void **state)
 {
 	uint8_t id[16], back[16];
@@ -555,6 +624,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_auth_roundtrip, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_open_errors, setup,
 						teardown),
 		cmocka_unit_test(test_render_gaps),
 		cmocka_unit_test(test_helpers),
