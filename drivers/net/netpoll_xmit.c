@@ -21,14 +21,22 @@
  *   3. once the backlog is empty and no tx queue of the device is stopped,
  *      call netpoll_send_udp(), which then succeeds on its first attempt.
  *
+ * Never call into the driver while one of the device's tx queue locks is
+ * held by this CPU (the interrupted context: the driver's tx poll takes
+ * those locks with spin_lock and would deadlock) or, once panic() has
+ * stopped the other CPUs, by any CPU (a stopped CPU never releases it).
+ * The device is then given up with -EDEADLK.
+ *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
  * and, should that clock not advance, by an iteration count of
- * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here allocates (except
- * what netpoll_send_udp() itself does), sleeps, prints or takes a lock other
- * than by trylock.
+ * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here sleeps, prints or
+ * takes a lock other than by trylock; netpoll_send_udp() allocates the skb
+ * (GFP_ATOMIC, else from netpoll's pool, which it refills) and the driver's
+ * tx poll takes the tx queue lock found free just before.
  */
 
+#include <linux/debug_locks.h>
 #include <linux/export.h>
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
@@ -37,8 +45,43 @@
 #include <linux/netdevice.h>
 #include <linux/netpoll.h>
 #include <linux/netpoll_xmit.h>
+#include <linux/notifier.h>
+#include <linux/panic_notifier.h>
 #include <linux/skbuff.h>
 #include <linux/timekeeping.h>
+
+/*
+ * The CPU reporting a panic, set by a panic notifier: panic() calls the
+ * notifiers after it stopped the other CPUs and before kmsg_dump().
+ * -1 until then.
+ */
+static int nx_panic_cpu = -1;
+
+static int nx_panic_notify(struct notifier_block *nb, unsigned long ev,
+			   void *buf)
+{
+	WRITE_ONCE(nx_panic_cpu, raw_smp_processor_id());
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block nx_panic_nb = {
+	.notifier_call	= nx_panic_notify,
+	.priority	= INT_MAX,	/* before notifiers that may not return */
+};
+
+/**
+ * netpoll_xmit_others_stopped - has panic() stopped every other CPU?
+ *
+ * Context: any.
+ *
+ * Return: true on the CPU reporting a panic, once the other CPUs were
+ * stopped: any lock they held stays held.
+ */
+bool netpoll_xmit_others_stopped(void)
+{
+	return READ_ONCE(nx_panic_cpu) == raw_smp_processor_id();
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_others_stopped);
 
 struct nx_deadline {
 	u64 end_ns;		/* mono fast clock value at which to give up */
@@ -61,15 +104,48 @@ static bool nx_deadline_passed(struct nx_deadline *d)
 	return ktime_get_mono_fast_ns() > d->end_ns;
 }
 
-/* True if no tx queue of @dev is stopped (by the driver or by BQL). */
+/*
+ * True if a tx queue of @dev can take a packet (not stopped by the driver
+ * or by BQL).  netpoll picks the queue; should it pick a stopped one, the
+ * datagram is parked on npinfo->txq and nx_flush_backlog() hands it over
+ * once that queue wakes.
+ */
 static bool nx_txqs_ready(struct net_device *dev)
 {
 	unsigned int i;
 
 	for (i = 0; i < dev->real_num_tx_queues; i++)
-		if (netif_xmit_frozen_or_stopped(netdev_get_tx_queue(dev, i)))
-			return false;
-	return true;
+		if (!netif_xmit_frozen_or_stopped(netdev_get_tx_queue(dev, i)))
+			return true;
+	return false;
+}
+
+/*
+ * May this CPU call into @dev's driver?  Not if a tx queue lock of @dev is
+ * held by this CPU, nor by any CPU once panic() stopped the others: -EDEADLK.
+ * A lock held by a CPU that runs is released soon; the driver may spin on
+ * it.
+ */
+static int nx_txq_locks(struct net_device *dev)
+{
+	bool stopped = netpoll_xmit_others_stopped();
+	int cpu = raw_smp_processor_id();
+	unsigned int i;
+
+	for (i = 0; i < dev->num_tx_queues; i++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(dev, i);
+		int owner = READ_ONCE(txq->xmit_lock_owner);
+
+		if (owner == cpu)
+			return -EDEADLK;
+		/*
+		 * Not an assertion: the owner is written after the lock is
+		 * taken, and a CPU may have been stopped in between.
+		 */
+		if (stopped && (owner != -1 || spin_is_locked(&txq->_xmit_lock)))
+			return -EDEADLK;
+	}
+	return 0;
 }
 
 /*
@@ -165,16 +241,21 @@ static bool nx_flush_backlog(struct net_device *dev,
 
 /*
  * One step of waiting: returns 0 when the backlog of @dev is empty and, if
- * @need_txq, its tx queues can take a packet; -EAGAIN when not yet; -ENODEV
- * when never.  Must run under rcu_read_lock().
+ * @need_txq, a tx queue can take a packet; -EAGAIN when not yet; -ENODEV or
+ * -EDEADLK (see nx_txq_locks()) when never.  Must run under
+ * rcu_read_lock().
  */
 static int nx_ready_step(struct net_device *dev, bool need_txq)
 {
 	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
 	bool empty;
+	int err;
 
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
 		return -ENODEV;
+	err = nx_txq_locks(dev);
+	if (err)
+		return err;
 
 	empty = skb_queue_empty_lockless(&npinfo->txq);
 	if (!empty && nx_backlog_is_ours())
@@ -192,6 +273,16 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
 
 	if (!dev)
 		return -ENODEV;
+
+	/*
+	 * The driver's locks are about to be taken from a context lockdep may
+	 * find inconsistent (hardirq, NMI).  Once the other CPUs are stopped
+	 * that report is noise, and a lockdep splat would only make the dump
+	 * longer: switch lock debugging off, as panic() does before it
+	 * flushes the consoles.
+	 */
+	if (netpoll_xmit_others_stopped())
+		debug_locks_off();
 
 	rcu_read_lock();
 	for (;;) {
@@ -225,11 +316,14 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
  * empty and no tx queue of the device is stopped.
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
- * allocate, print, or take locks other than by trylock.  The caller keeps
+ * allocate, print, or take locks other than by trylock (the driver's tx
+ * poll takes a tx queue lock that was free just before).  The caller keeps
  * @np set up for the duration of the call.
  *
  * Return: 0 when the device can take a packet, -ENODEV if it is down or has
- * no netpoll info, -ETIMEDOUT if it did not become ready in time.
+ * no netpoll info, -EDEADLK if a tx queue lock is held by this CPU or by a
+ * CPU stopped by panic() (never call into the driver then), -ETIMEDOUT if it
+ * did not become ready in time.
  */
 int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us)
 {
@@ -254,12 +348,14 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
  * npinfo->txq anyway, keeps draining until it has left or the budget is
  * spent.
  *
- * Context: as netpoll_xmit_wait_ready().  Never prints.
+ * Context: as netpoll_xmit_wait_ready(); netpoll_send_udp() allocates the
+ * skb with GFP_ATOMIC, else takes it from netpoll's pool.  Never prints.
  *
  * Return: 0 when the datagram was handed to the driver, -ENODEV if the
- * device is down, -ETIMEDOUT if the device never became ready (nothing was
- * sent), -EINPROGRESS if the datagram is still queued in netpoll's backlog
- * when the budget ran out (it may still leave later, if the tx work runs).
+ * device is down, -EDEADLK as netpoll_xmit_wait_ready() (nothing was sent),
+ * -ETIMEDOUT if the device never became ready (nothing was sent),
+ * -EINPROGRESS if the datagram is still queued in netpoll's backlog when the
+ * budget ran out (it may still leave later, if the tx work runs).
  */
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 		     unsigned int timeout_us)
@@ -280,6 +376,20 @@ int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 	 * has room for the next datagram.
 	 */
 	err = nx_wait(np, &d, false);
-	return err == -ETIMEDOUT ? -EINPROGRESS : err;
+	return err == -ETIMEDOUT || err == -EDEADLK ? -EINPROGRESS : err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
+
+static int __init nx_init(void)
+{
+	return atomic_notifier_chain_register(&panic_notifier_list,
+					      &nx_panic_nb);
+}
+
+static void __exit nx_exit(void)
+{
+	atomic_notifier_chain_unregister(&panic_notifier_list, &nx_panic_nb);
+}
+
+module_init(nx_init);
+module_exit(nx_exit);

@@ -101,6 +101,9 @@ struct netoops_txbuf {
  * @parity:	parity datagrams sent (subset of @packets)
  * @fec_busy:	crash dumps sent without parity because the FEC buffer was
  *		being replaced (fec_k/fec_m written) at that moment
+ * @locked:	targets given up within a dump because a tx queue lock of
+ *		their device was held by the dumping CPU or by a CPU that
+ *		panic() stopped
  */
 struct netoops_stats {
 	atomic64_t	dumps;
@@ -111,6 +114,7 @@ struct netoops_stats {
 	atomic64_t	signed_pkts;
 	atomic64_t	parity;
 	atomic64_t	fec_busy;
+	atomic64_t	locked;
 };
 
 extern struct netoops_stats netoops_stats;

@@ -438,7 +438,7 @@ MODULE_PARM_DESC(rearm, "write 1: re-arm one-shot mode");
 static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\n",
+			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\nlocked %lld\n",
 			  (long long)atomic64_read(&netoops_stats.dumps),
 			  (long long)atomic64_read(&netoops_stats.packets),
 			  (long long)atomic64_read(&netoops_stats.bytes),
@@ -446,7 +446,8 @@ static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 			  (long long)atomic64_read(&netoops_stats.skipped),
 			  (long long)atomic64_read(&netoops_stats.signed_pkts),
 			  (long long)atomic64_read(&netoops_stats.parity),
-			  (long long)atomic64_read(&netoops_stats.fec_busy));
+			  (long long)atomic64_read(&netoops_stats.fec_busy),
+			  (long long)atomic64_read(&netoops_stats.locked));
 }
 
 static const struct kernel_param_ops netoops_stats_ops = {
@@ -454,7 +455,7 @@ static const struct kernel_param_ops netoops_stats_ops = {
 };
 module_param_cb(stats, &netoops_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats,
-		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy");
+		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy, locked");
 
 /*
  * FEC parameters.  fec_k data datagrams are followed by fec_m parity
@@ -476,7 +477,8 @@ static int netoops_fec_set(const char *val, const struct kernel_param *kp)
 	mutex_lock(&netoops_ctx.soft_mutex);
 	k = is_k ? v : netoops_fec_k;
 	m = is_k ? netoops_fec_m : v;
-	if (k >= NETOOPS_FEC_MAX || (k && (!m || k + m > NETOOPS_FEC_MAX))) {
+	/* k < NETOOPS_FEC_MAX first: NETOOPS_FEC_MAX - k cannot wrap. */
+	if (k >= NETOOPS_FEC_MAX || (k && (!m || m > NETOOPS_FEC_MAX - k))) {
 		ret = -EINVAL;
 		goto out;
 	}

@@ -244,6 +244,11 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 				return 1;	/* dump budget spent: stop all */
 			err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
 					       netoops_xmit_timeout_us);
+			if (err == -EDEADLK) {
+				/* never call into a driver whose lock is stuck */
+				atomic64_inc(&netoops_stats.locked);
+				goto out;
+			}
 			if (err) {
 				atomic64_inc(&netoops_stats.errors);
 				if (err == -ENODEV ||

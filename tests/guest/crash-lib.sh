@@ -20,7 +20,8 @@
 # panic), CT_SURVIVES=1 when the guest must live on after the crash,
 # CT_EXPECT_DUMPS=N exact number of dumps (default: at least 1),
 # CT_EXPECT_REASON=panic|oops, CT_EXPECT_REGS=oops (registers of the
-# oopsing context must be present), CT_MODULE=netoops_crashtest to load it.
+# oopsing context must be present), CT_MODULE=netoops_crashtest to load it,
+# CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set).
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -221,6 +222,9 @@ ct__check()
 		ct_check_netoops
 		;;
 	esac || return 1
+	if [ -n "${CT_EXTRA_CHECK:-}" ]; then
+		"$CT_EXTRA_CHECK" || return 1
+	fi
 	case ${CT_MIN_OOPSES:-} in
 	'') ;;
 	*)	local n

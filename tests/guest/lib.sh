@@ -32,6 +32,12 @@ if [ -z "${GH_TOOLS:-}" ]; then
 fi
 GH_QEMU=${GH_QEMU:-qemu-system-x86_64}
 GH_BOOT_TIMEOUT=${GH_BOOT_TIMEOUT:-90}
+# The crash tests (tests/guest/crash-T.sh), in the order run-all.sh runs
+# them.
+GH_CRASH_TESTS_ALL="sysrq oops softirq bug warn softlockup oneshot auth txlock"
+# Guest CPUs: two, so that a crash meets another CPU that was running (and
+# that panic() stops wherever it is).
+GH_SMP=${GH_SMP:-2}
 # eth0: QEMU user networking (guest -> 10.0.2.2 = host 127.0.0.1).  Two more
 # virtio NICs on one QEMU hub form a private wire for the selftests (veth
 # cannot carry netpoll); lib_netoops.sh finds them by MAC.
@@ -366,7 +372,7 @@ gh_boot()
 	: > "$run/results.log"
 	echo "$ver" > "$run/kernel"
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
-		-m 512 -smp 1 -no-reboot -display none -monitor none \
+		-m 512 -smp "$GH_SMP" -no-reboot -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
 		-append "console=ttyS0,115200 panic=1 no_timer_check $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \

@@ -8,7 +8,8 @@
 #      kernels in /boot (W=1; a warning is a failure)
 #   3. kselftests (tools/testing/selftests/netoops/*.sh) in a guest of each
 #   4. crash tests on each kernel: 10 x sysrq-c, oops, softirq, BUG, WARN,
-#      soft lockup, one-shot, auth (signed dump, forgeries refused; FEC)
+#      soft lockup, one-shot, auth (signed dump, forgeries refused; FEC),
+#      txlock (a NIC's tx lock held by a stopped CPU or the crashed context)
 #   then a KTAP-style summary and the line "guest: N passed, N failed,
 #   N skipped"; exits 1 on any failure.  A missing kernel or piece is a
 #   failure that names it, never a silent skip.
@@ -63,7 +64,7 @@ for ver in $kernels; do
 	"$here/run-kselftests.sh" "$ver" || true
 done
 
-crash_tests=${GH_CRASH_TESTS:-sysrq oops softirq bug warn softlockup oneshot auth}
+crash_tests=${GH_CRASH_TESTS:-$GH_CRASH_TESTS_ALL}
 for ver in $kernels; do
 	for t in $crash_tests; do
 		echo "# crash-$t on $ver"

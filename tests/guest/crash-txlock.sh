@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# crash-txlock.sh KERNEL - a crash while a tx queue lock of a target's NIC
+# is held where it will never be released.  Two netoops targets: t0 on eth0
+# (to the collector) and t1 on a wired NIC whose tx queue 0 lock the
+# test-only netoops_crashtest module holds:
+#
+#   stopped   a kthread on CPU 1 holds it 50 ms, frees it 1 ms, again (a
+#             busy transmitter); sysrq-c on CPU 0 panics and stops CPU 1
+#   held      the same, never freeing it
+#   oops      a kthread on CPU 0 oopses holding it, with BHs disabled as
+#             a transmit path would: the OOPS dump runs on the CPU that
+#             holds the lock, then the kernel panics ("Fatal exception in
+#             interrupt") and the PANIC dump runs there too
+#
+# Each dump must reach t0 complete, and the guest must get to "Rebooting in
+# 1 seconds" (panic=1) within CT_TXLOCK_MAX_S (default 10) seconds of the
+# trigger on its own clock; before netoops checked the locks, the driver's
+# tx poll spun on the lock forever.
+set -euo pipefail
+source "$(dirname "$0")/crash-lib.sh"
+[ $# -eq 1 ] || gh_die "usage: $0 KERNEL"
+export CT_MODULE=netoops_crashtest CT_BOOT_TIMEOUT=${CT_BOOT_TIMEOUT:-180}
+
+# Guest shell: bring the first wired NIC up and point target t1 at it.
+second_target='w=""
+for d in /sys/class/net/*; do
+	[ "$(cat $d/address)" = "$(cut -d" " -f1 /etc/netoops-wire)" ] && w=${d##*/}
+done
+[ -n "$w" ] || { echo "CT-ERROR no wired NIC"; exit 1; }
+# nothing but the dump is to be sent there: its lock may stay held
+echo 1 > /proc/sys/net/ipv6/conf/$w/disable_ipv6
+ip link set "$w" up
+ip addr add 192.0.2.1/24 dev "$w"
+g_wait_for 10 g__carrier "$w" || { echo "CT-ERROR no carrier on $w"; exit 1; }
+t1=/sys/kernel/config/netoops/t1
+mkdir $t1 && echo "$w" > $t1/dev_name && echo 192.0.2.2 > $t1/remote_ip &&
+	echo 6666 > $t1/remote_port && echo 1 > $t1/enabled ||
+	{ echo "CT-ERROR target t1 on $w refused"; exit 1; }
+echo "ID wired=$w"'
+
+# txlock_reboot_check: the panic got to "Rebooting in" within the bound,
+# measured on the guest's printk clock from the trigger's line.
+txlock_reboot_check()
+{
+	local t0 t1 max=${CT_TXLOCK_MAX_S:-10}
+
+	t0=$(sed -n -e 's/^\[ *\([0-9.]*\)\] sysrq: Trigger a crash.*/\1/p' \
+		-e "s/^\[ *\([0-9.]*\)\] netoops_crashtest: trigger 'oops_holding_txq'.*/\1/p" \
+		"$CT_DIR/serial.log" | head -n 1)
+	t1=$(sed -n 's/^\[ *\([0-9.]*\)\] Rebooting in .*/\1/p' "$CT_DIR/serial.log" | head -n 1)
+	if [ -z "$t0" ] || [ -z "$t1" ]; then
+		echo "no trigger line or no 'Rebooting in' on the console: the panic did not end"
+		return 1
+	fi
+	echo "panic took $(echo "$t1 - $t0" | bc) s from the trigger to 'Rebooting in 1 seconds' (bound $max s)"
+	[ "$(echo "$t1 - $t0 <= $max" | bc)" = 1 ]
+}
+
+fail=0
+export CT_LOG_MODE=panic CT_EXPECT_REASON=panic CT_EXTRA_CHECK=txlock_reboot_check
+export CT_EXPECT_DUMPS=1
+ct_main txlock-stopped "$1" "$second_target
+echo \"hold_txq \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq refused'; exit 1; }
+taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
+
+ct_main txlock-held "$1" "$second_target
+echo \"hold_txq_forever \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
+taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
+
+export CT_EXPECT_DUMPS=2
+ct_main txlock-oops "$1" "$second_target
+sysctl -w kernel.panic_on_oops=0
+taskset 1 sh -c \"echo 'oops_holding_txq \$w' > /proc/netoops_crashtest\"" || fail=1
+exit $fail
