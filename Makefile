@@ -13,6 +13,10 @@
 #                   linux-source-6.12 with the project in the tree (cached
 #                   in /var/cache/netoops) and run the kselftests, a stress
 #                   test and the crash tests on it: no splat allowed
+#   make check-flakes kselftests and crash tests FLAKE_ROUNDS times (10) on
+#                   each Debian kernel, each round's evidence kept in
+#                   out/flakes/<kernel>/round-<i>; a pass-rate table per
+#                   test (tests/flakes.sh: FLAKE_TESTS, FLAKE_LOAD)
 #   make demo       boot a guest, crash it, show the crash the collector got
 #   make deps       install what a fresh Debian 12 machine lacks (root)
 #
@@ -22,7 +26,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
 
-.PHONY: all modules tools check check-tools check-guest check-debug demo deps clean
+.PHONY: all modules tools check check-tools check-guest check-debug check-flakes demo deps clean
 
 all: modules
 
@@ -51,6 +55,10 @@ check-guest:
 # with the project in the tree; kselftests, stress and crash tests on it.
 check-debug:
 	tests/debug-kernel/run.sh
+
+# The guest tests round after round, to find the flaky ones.
+check-flakes:
+	tests/flakes.sh
 
 demo: deps
 	tests/guest/demo.sh
