@@ -10,8 +10,14 @@
  *                     kthreads bound to CPU 0, one after the other: the
  *                     writer survives, which makes repeated oopses easy
  *                     (one-shot tests)
+ *   free_oops_task    drop the reference oops and oops_kthread keep on
+ *                     the last task that oopsed, once it is the last one:
+ *                     the task_struct is
+ *                     freed here, in the writer's context (pin the writer
+ *                     to CPU 0 and fork right after, and the new task
+ *                     likely gets it)
  *   reuses_oops_task  succeeds (else -ESRCH) if the writer runs on CPU 0
- *                     in the task_struct of the last oops_kthread thread,
+ *                     in the task_struct of the last task that oopsed,
  *                     freed and handed to a new task: a stale copy of the
  *                     oops must not pass for this task's
  *   oops_softirq      NULL dereference in a timer callback (softirq)
@@ -21,6 +27,15 @@
  *                     (default 60): with softlockup_panic=1 the watchdog
  *                     panics first
  *   panic             panic() without an oops
+ *   hold_txq DEV      a kthread on CPU 1 takes DEV's tx queue 0 lock for
+ *                     50 ms, frees it for 1 ms, and again, as a busy
+ *                     transmitter would, until "release" (at most 60 s)
+ *   hold_txq_forever DEV  the same, never freeing it (at most 60 s)
+ *   oops_holding_txq DEV  a kthread on CPU 0 takes DEV's tx queue 0 lock
+ *                     and oopses holding it: the dump runs on the CPU that
+ *                     holds the lock (the lock stays held: DEV is dead
+ *                     for transmit afterwards)
+ *   release           end hold_txq
  *
  * The file is written through /proc rather than a module parameter on
  * purpose: a parameter's set() runs under kernel_param_lock, and an oops
@@ -33,6 +48,7 @@
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/panic.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/clock.h>
@@ -63,8 +79,36 @@ static void ct_timer_fn(struct timer_list *t)
 
 static DEFINE_TIMER(ct_timer, ct_timer_fn);
 
-/* The last thread that oopsed: compared with current, never dereferenced. */
+/* The last task that oopsed: compared with current, never dereferenced. */
 static const void *ct_oops_task;
+/* ... and a reference on it until free_oops_task (or a later oops_kthread) */
+static struct task_struct *ct_oops_ref;
+
+static void ct_keep_oops_task(struct task_struct *t)
+{
+	WRITE_ONCE(ct_oops_task, t);
+	if (ct_oops_ref)
+		put_task_struct(ct_oops_ref);
+	ct_oops_ref = get_task_struct(t);
+}
+
+static int ct_free_oops_task(void)
+{
+	struct task_struct *t = ct_oops_ref;
+	unsigned long end = jiffies + 10 * HZ;
+
+	if (!t)
+		return -ENOENT;
+	/* the exit path drops its references after an RCU grace period */
+	while (refcount_read(&t->usage) > 1) {
+		if (time_after(jiffies, end))
+			return -EBUSY;
+		schedule_timeout_uninterruptible(1);
+	}
+	ct_oops_ref = NULL;
+	put_task_struct(t);
+	return 0;
+}
 
 static int ct_kthread_fn(void *arg)
 {
@@ -89,7 +133,7 @@ static int ct_oops_kthreads(unsigned int n)
 			return PTR_ERR(t);
 		kthread_bind(t, 0);
 		get_task_struct(t);	/* keep it readable after it dies */
-		WRITE_ONCE(ct_oops_task, t);
+		ct_keep_oops_task(t);
 		wake_up_process(t);
 		wait_for_completion(&started);
 		/*
@@ -103,6 +147,103 @@ static int ct_oops_kthreads(unsigned int n)
 			schedule_timeout_uninterruptible(1);
 		put_task_struct(t);
 	}
+	return 0;
+}
+
+/* hold_txq: the holder thread and what it holds. */
+#define CT_HOLD_MAX_MS		60000
+static struct task_struct *ct_holder;
+static struct net_device *ct_hold_dev;
+static bool ct_hold_forever;
+
+static int ct_hold_fn(void *arg)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(ct_hold_dev, 0);
+	unsigned long end = jiffies + msecs_to_jiffies(CT_HOLD_MAX_MS);
+
+	while (!kthread_should_stop() && time_before(jiffies, end)) {
+		__netif_tx_lock_bh(txq);
+		do {
+			mdelay(50);
+		} while (ct_hold_forever && !kthread_should_stop() &&
+			 time_before(jiffies, end));
+		__netif_tx_unlock_bh(txq);
+		udelay(1000);
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void ct_release(void)
+{
+	if (!ct_holder)
+		return;
+	kthread_stop(ct_holder);
+	put_task_struct(ct_holder);
+	ct_holder = NULL;
+	dev_put(ct_hold_dev);
+	ct_hold_dev = NULL;
+}
+
+static int ct_hold_txq(const char *name, bool forever)
+{
+	struct task_struct *t;
+
+	if (ct_holder)
+		return -EBUSY;
+	if (!cpu_online(1))
+		return -ENXIO;	/* the holder must be another CPU */
+	ct_hold_dev = dev_get_by_name(&init_net, name);
+	if (!ct_hold_dev)
+		return -ENODEV;
+	ct_hold_forever = forever;
+	t = kthread_create(ct_hold_fn, NULL, "ct_hold_txq");
+	if (IS_ERR(t)) {
+		dev_put(ct_hold_dev);
+		ct_hold_dev = NULL;
+		return PTR_ERR(t);
+	}
+	kthread_bind(t, 1);
+	get_task_struct(t);
+	ct_holder = t;
+	wake_up_process(t);
+	return 0;
+}
+
+static int ct_oops_holding_fn(void *arg)
+{
+	struct net_device *dev = arg;
+	struct netdev_queue *txq = netdev_get_tx_queue(dev, 0);
+
+	__netif_tx_lock_bh(txq);
+	ct_deref_null();
+	__netif_tx_unlock_bh(txq);
+	return 0;
+}
+
+/* The device reference is leaked on purpose: its tx lock stays held. */
+static int ct_oops_holding_txq(const char *name)
+{
+	struct net_device *dev;
+	struct task_struct *t;
+
+	dev = dev_get_by_name(&init_net, name);
+	if (!dev)
+		return -ENODEV;
+	t = kthread_create(ct_oops_holding_fn, dev, "ct_oops_txq");
+	if (IS_ERR(t)) {
+		dev_put(dev);
+		return PTR_ERR(t);
+	}
+	kthread_bind(t, 0);
+	get_task_struct(t);
+	wake_up_process(t);
+	/* as in ct_oops_kthreads(): the dump is sent once it is exiting */
+	while (!(READ_ONCE(t->flags) & PF_EXITING))
+		schedule_timeout_uninterruptible(1);
+	put_task_struct(t);
 	return 0;
 }
 
@@ -121,7 +262,7 @@ static void ct_softlockup(unsigned int secs)
 static ssize_t ct_write(struct file *file, const char __user *ubuf,
 			size_t count, loff_t *ppos)
 {
-	char buf[32], *arg;
+	char buf[48], *arg, *word = NULL;
 	unsigned int n = 0;
 	int err = 0;
 
@@ -134,7 +275,9 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 	arg = strchr(buf, ' ');
 	if (arg) {
 		*arg++ = '\0';
-		if (kstrtouint(skip_spaces(arg), 0, &n))
+		word = skip_spaces(arg);
+		if (strncmp(buf, "hold_txq", 8) && strcmp(buf, "oops_holding_txq") &&
+		    kstrtouint(word, 0, &n))
 			return -EINVAL;
 	}
 
@@ -147,6 +290,7 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 
 	pr_info("trigger '%s'\n", buf);
 	if (!strcmp(buf, "oops")) {
+		ct_keep_oops_task(current);
 		ct_deref_null();
 	} else if (!strcmp(buf, "oops_kthread")) {
 		if (n > CT_MAX_KTHREADS)
@@ -162,6 +306,16 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		if (n > CT_SOFTLOCKUP_MAX_S)
 			return -EINVAL;
 		ct_softlockup(n ? n : 60);
+	} else if (!strcmp(buf, "hold_txq") && word) {
+		err = ct_hold_txq(word, false);
+	} else if (!strcmp(buf, "hold_txq_forever") && word) {
+		err = ct_hold_txq(word, true);
+	} else if (!strcmp(buf, "oops_holding_txq") && word) {
+		err = ct_oops_holding_txq(word);
+	} else if (!strcmp(buf, "free_oops_task")) {
+		err = ct_free_oops_task();
+	} else if (!strcmp(buf, "release")) {
+		ct_release();
 	} else if (!strcmp(buf, "panic")) {
 		panic("netoops_crashtest: requested panic");
 	} else {
@@ -189,6 +343,9 @@ static int __init ct_init(void)
 static void __exit ct_exit(void)
 {
 	proc_remove(ct_entry);
+	ct_release();
+	if (ct_oops_ref)
+		put_task_struct(ct_oops_ref);
 	del_timer_sync(&ct_timer);
 }
 
