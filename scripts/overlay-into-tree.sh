@@ -5,9 +5,9 @@
 # kernel source tree and hook it in, as the Kconfig.netoops and
 # Makefile.netoops fragments document:
 #
-#   drivers/net/Kconfig    "select NETPOLL_TARGETS" in config NETCONSOLE,
-#                          then source "drivers/net/Kconfig.netoops" after
-#                          that entry
+#   drivers/net/Kconfig    "select NETPOLL_TARGETS" and "depends on
+#                          !PREEMPT_RT" in config NETCONSOLE, then source
+#                          "drivers/net/Kconfig.netoops" after that entry
 #   drivers/net/Makefile   include $(srctree)/$(src)/Makefile.netoops
 #   fs/pstore/Kconfig      source "fs/pstore/Kconfig.netoops"
 #   fs/pstore/Makefile     include $(srctree)/$(src)/Makefile.netoops
@@ -88,6 +88,19 @@ if ! grep -qxF '	select NETPOLL_TARGETS' "$kc" ||
 	grep -qxF '	select NETPOLL_TARGETS' "$kc" &&
 		grep -qxF 'source "drivers/net/Kconfig.netoops"' "$kc" ||
 		die "could not hook $kc"
+fi
+
+# NETCONSOLE builds our netconsole.c, whose crash path is not for
+# PREEMPT_RT (and selects NETPOLL_TARGETS, which depends on !PREEMPT_RT).
+# No grep -q at the end of a pipe: pipefail would see the writer's SIGPIPE.
+nc_no_rt()
+{
+	grep -A1 -xF '	select NETPOLL_TARGETS' "$kc" |
+		grep -xF '	depends on !PREEMPT_RT' >/dev/null
+}
+if ! nc_no_rt; then
+	sed -i 's/^\tselect NETPOLL_TARGETS$/&\n\tdepends on !PREEMPT_RT/' "$kc"
+	nc_no_rt || die "could not hook $kc"
 fi
 
 add_line "$tree/drivers/net/Makefile" 'include $(srctree)/$(src)/Makefile.netoops'

@@ -56,6 +56,15 @@ MODULE_LICENSE("GPL");
 #define NC_UD_NAME_LEN		(NC_UD_ENTRY_LEN - NC_UD_VALUE_LEN - 3)
 #define NC_UD_ITEMS		16
 
+/*
+ * In a crash a datagram may wait up to half a second for the device
+ * (NPT_XMIT_CRASH_TIMEOUT_US in netpoll_targets).  After this many failed
+ * datagrams in a row, a target is skipped until the crash path ends, so a
+ * wedged NIC delays the reboot by at most 4 x 0.5 s = 2 s per target (plus
+ * a jiffy per datagram inside netpoll), not 0.5 s per line.
+ */
+#define NC_CRASH_MAX_ERRORS	4
+
 static char config[NC_PARAM_LEN];
 module_param_string(netconsole, config, NC_PARAM_LEN, 0);
 MODULE_PARM_DESC(netconsole,
@@ -83,6 +92,8 @@ __setup("netconsole=", option_setup);
  * @userdata_items: &struct nc_userdatum list; protected by the set's mutex
  * @n_userdata:	entries in @userdata_items; protected by the set's mutex
  * @userdata_len: bytes used in @userdata; protected by the set's lock
+ * @crash_errors: datagrams that failed in a row while oops_in_progress;
+ *		protected by the set's lock
  * @userdata:	the " key=value\n" lines appended to extended messages;
  *		protected by the set's lock (senders run under it)
  */
@@ -94,6 +105,7 @@ struct nc_target {
 	struct list_head	userdata_items;
 	unsigned int		n_userdata;
 	size_t			userdata_len;
+	unsigned int		crash_errors;
 	char			userdata[NC_UD_ENTRY_LEN * NC_UD_ITEMS];
 };
 
@@ -350,6 +362,8 @@ static int nc_prepare_enable(struct netpoll_target *nt)
 		       netpoll_target_name(nt));
 		return -EINVAL;
 	}
+	/* Not ENABLED yet, so no sender looks at it. */
+	to_nc(nt)->crash_errors = 0;
 	return 0;
 }
 
@@ -393,9 +407,42 @@ struct nc_msg {
 /* Datagram being built; protected by nc_targets.lock (senders hold it). */
 static char nc_buf[NC_CHUNK];
 
+/*
+ * Some target reached NC_CRASH_MAX_ERRORS: written under nc_targets.lock,
+ * read without it by oops_only writes, which otherwise visit no target.
+ */
+static bool nc_crash_latched;
+
 static bool nc_usable(struct netpoll_target *nt)
 {
 	return nt->np.dev && netif_running(nt->np.dev);
+}
+
+/*
+ * Whether the crash path gave up on @nt.  Outside the crash path, forget
+ * its failures: the next crash tries it again.  Under the set's lock.
+ */
+static bool nc_crash_skip(struct netpoll_target *nt)
+{
+	struct nc_target *nc = to_nc(nt);
+
+	if (!oops_in_progress) {
+		nc->crash_errors = 0;
+		return false;
+	}
+	return nc->crash_errors >= NC_CRASH_MAX_ERRORS;
+}
+
+/* Send one datagram, counting the crash path's failures in a row. */
+static void nc_send(struct netpoll_target *nt, const char *buf, int len)
+{
+	struct nc_target *nc = to_nc(nt);
+
+	if (!netpoll_target_send(nt, buf, len))
+		nc->crash_errors = 0;
+	else if (oops_in_progress &&
+		 ++nc->crash_errors >= NC_CRASH_MAX_ERRORS)
+		WRITE_ONCE(nc_crash_latched, true);
 }
 
 static int nc_send_basic(struct netpoll_target *nt, void *data)
@@ -403,12 +450,12 @@ static int nc_send_basic(struct netpoll_target *nt, void *data)
 	const struct nc_msg *m = data;
 	unsigned int off, n;
 
-	if (to_nc(nt)->extended || !nc_usable(nt))
+	if (nc_crash_skip(nt) || to_nc(nt)->extended || !nc_usable(nt))
 		return 0;
 	/* Keep sending to this target even if one chunk fails. */
-	for (off = 0; off < m->len; off += n) {
+	for (off = 0; off < m->len && !nc_crash_skip(nt); off += n) {
 		n = min(m->len - off, NC_CHUNK);
-		netpoll_target_send(nt, m->text + off, n);
+		nc_send(nt, m->text + off, n);
 	}
 	return 0;
 }
@@ -444,7 +491,7 @@ static void nc_send_ext_one(struct netpoll_target *nt, const char *msg,
 		memcpy(nc_buf + pos, msg, len);
 		pos += len;
 		memcpy(nc_buf + pos, nc->userdata, nc->userdata_len);
-		netpoll_target_send(nt, nc_buf, pos + nc->userdata_len);
+		nc_send(nt, nc_buf, pos + nc->userdata_len);
 		return;
 	}
 
@@ -465,13 +512,13 @@ static void nc_send_ext_one(struct netpoll_target *nt, const char *msg,
 	memcpy(nc_buf + prefix, msg, hdr_len);
 	prefix += hdr_len;
 
-	for (off = 0; off < total; off += n) {
+	for (off = 0; off < total && !nc_crash_skip(nt); off += n) {
 		pos = prefix + scnprintf(nc_buf + prefix, NC_CHUNK - prefix,
 					 ",ncfrag=%zu/%zu;", off, total);
 		n = min(NC_CHUNK - pos, total - off);
 		nc_copy_concat(nc_buf + pos, body, body_len, nc->userdata,
 			       off, n);
-		netpoll_target_send(nt, nc_buf, pos + n);
+		nc_send(nt, nc_buf, pos + n);
 	}
 }
 
@@ -479,29 +526,44 @@ static int nc_send_ext(struct netpoll_target *nt, void *data)
 {
 	const struct nc_msg *m = data;
 
-	if (!to_nc(nt)->extended || !nc_usable(nt))
+	if (nc_crash_skip(nt) || !to_nc(nt)->extended || !nc_usable(nt))
 		return 0;
 	nc_send_ext_one(nt, m->text, m->len);
 	return 0;
 }
 
-static void nc_write(struct console *con, const char *text, unsigned int len)
+static int nc_crash_unlatch(struct netpoll_target *nt, void *data)
+{
+	to_nc(nt)->crash_errors = 0;
+	WRITE_ONCE(nc_crash_latched, false);
+	return 0;
+}
+
+static void nc_write_msg(netpoll_target_fn fn, const char *text,
+			 unsigned int len)
 {
 	struct nc_msg m = { .text = text, .len = len };
 
-	if (oops_only && !oops_in_progress)
+	if (oops_only && !oops_in_progress) {
+		/* Nothing to send, but the crash path is over. */
+		if (READ_ONCE(nc_crash_latched))
+			netpoll_targets_for_each_enabled(&nc_targets,
+							 nc_crash_unlatch,
+							 NULL, 0);
 		return;
-	netpoll_targets_for_each_enabled(&nc_targets, nc_send_basic, &m, 0);
+	}
+	netpoll_targets_for_each_enabled(&nc_targets, fn, &m, 0);
+}
+
+static void nc_write(struct console *con, const char *text, unsigned int len)
+{
+	nc_write_msg(nc_send_basic, text, len);
 }
 
 static void nc_write_ext(struct console *con, const char *text,
 			 unsigned int len)
 {
-	struct nc_msg m = { .text = text, .len = len };
-
-	if (oops_only && !oops_in_progress)
-		return;
-	netpoll_targets_for_each_enabled(&nc_targets, nc_send_ext, &m, 0);
+	nc_write_msg(nc_send_ext, text, len);
 }
 
 static struct console nc_console = {

@@ -844,8 +844,13 @@ EXPORT_SYMBOL_GPL(netpoll_target_send);
 /* ---------------------------------------------------------------------- */
 /* command line                                                           */
 
-/* Create and enable one target from "[flags][port]@[ip]/[dev],..." */
-static int npt_parse_one(struct netpoll_targets *nts, char *opt)
+/*
+ * Create one DISABLED target from "[flags][port]@[ip]/[dev],..." and link
+ * it, so that the netdevice notifier sees it before it is enabled.  The
+ * list holds the only reference.
+ */
+static struct netpoll_target *npt_parse_one(struct netpoll_targets *nts,
+					    char *opt)
 {
 	const struct netpoll_targets_ops *ops = nts->ops;
 	struct netpoll_target *nt;
@@ -856,7 +861,7 @@ static int npt_parse_one(struct netpoll_targets *nts, char *opt)
 	snprintf(name, sizeof(name), "cmdline%u", nts->next_id);
 	nt = npt_alloc(nts, name);
 	if (IS_ERR(nt))
-		return PTR_ERR(nt);
+		return nt;
 
 	for (; *opt && *opt != '@' && !isdigit(*opt); opt++) {
 		err = ops && ops->parse_flag ? ops->parse_flag(nt, *opt) :
@@ -873,20 +878,14 @@ static int npt_parse_one(struct netpoll_targets *nts, char *opt)
 		err = -EINVAL;
 		goto out_put;
 	}
-	err = npt_enable(nt);
-	if (err) {
-		pr_err("%s: cannot enable target %s: %d\n", nts->name, name,
-		       err);
-		goto out_put;
-	}
 	nts->next_id++;
 	npt_link(nt);
 	npt_put(nt);		/* the list holds it now */
-	return 0;
+	return nt;
 
 out_put:
 	npt_put(nt);
-	return err;
+	return ERR_PTR(err);
 }
 
 int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
@@ -906,28 +905,42 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
 	while ((opt = strsep(&cur, ";")) != NULL) {
 		if (!*opt)
 			continue;
-		err = npt_parse_one(nts, opt);
-		if (err)
+		nt = npt_parse_one(nts, opt);
+		if (IS_ERR(nt)) {
+			err = PTR_ERR(nt);
 			break;
-		n++;
-	}
-	if (err) {
-		/* Undo this call: the last @n targets of the list. */
-		spin_lock_irqsave(&nts->lock, flags);
-		list_for_each_entry_safe_reverse(nt, tmp, &nts->list, list) {
-			if (!n)
-				break;
-			list_move(&nt->list, &created);
-			n--;
 		}
-		spin_unlock_irqrestore(&nts->lock, flags);
-		list_for_each_entry_safe(nt, tmp, &created, list) {
-			list_del_init(&nt->list);
+		n++;
+		err = npt_enable(nt);
+		if (err) {
+			pr_err("%s: cannot enable target %s: %d\n", nts->name,
+			       netpoll_target_name(nt), err);
+			break;
+		}
+	}
+	/*
+	 * Undo this call: the last @n targets of the list (no mkdir attached
+	 * them, we held the mutex).  Each is disabled while still on the
+	 * list, so that the notifier never misses its device.
+	 */
+	if (err) {
+		list_for_each_entry_safe_reverse(nt, tmp, &nts->list, list) {
+			if (!n--)
+				break;
 			npt_disable(nt);
-			npt_put(nt);
+			spin_lock_irqsave(&nts->lock, flags);
+			list_move(&nt->list, &created);
+			spin_unlock_irqrestore(&nts->lock, flags);
 		}
 	}
 	mutex_unlock(&nts->mutex);
+
+	/* A resume work queued before the disable finds them DISABLED. */
+	list_for_each_entry_safe(nt, tmp, &created, list) {
+		cancel_work_sync(&nt->resume_work);
+		list_del_init(&nt->list);
+		npt_put(nt);
+	}
 	kfree(buf);
 	return err ? err : n;
 }

@@ -9,8 +9,9 @@
 # verifies with the key set -- and not with a key that was refused --,
 # computed here with busybox sha256sum (HMAC built by hand from SHA-256, an
 # implementation independent of the kernel's).  Without a key nothing is
-# signed.  fec_k/fec_m: bad values refused with the old kept, parity sent by
-# default, none with fec_k=0.
+# signed.  fec_k/fec_m: bad values (fec_k + fec_m wrapping around 2^32
+# among them) refused with the old kept, parity sent by default, none with
+# fec_k=0.
 source "$(dirname "$0")"/lib_netoops.sh
 source "$(dirname "$0")"/netoops_dump.inc
 
@@ -171,8 +172,14 @@ for v in "8:$K2" none ""; do
 done
 nl_expect_value netoops "$t" auth_key_id 7
 
-# FEC parameters: refused values keep the old ones.
-for kv in fec_k=255 fec_k=250 fec_m=0 fec_m=224 fec_k=-1 fec_k=x; do
+# FEC parameters: refused values keep the old ones.  The fec_m values
+# after fec_k=x make a u32 fec_k + fec_m wrap to fec_k - 1, 0 and 255
+# (fec_m=4294967295 once passed and asked vzalloc() for terabytes), or do
+# not fit a u32.
+for kv in fec_k=255 fec_k=250 fec_m=0 fec_m=224 fec_k=-1 fec_k=x \
+	  fec_m=4294967295 fec_m=0xffffffff \
+	  fec_m=$((4294967296 - fec_k0)) fec_m=$((4294967296 - fec_k0 + 255)) \
+	  fec_m=4294967296; do
 	got=$(nl_write_result "$P/${kv%%=*}" "${kv#*=}")
 	[ "$got" = EINVAL ] || nl_fail "$kv: expected EINVAL, got $got"
 done
