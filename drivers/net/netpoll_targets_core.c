@@ -833,7 +833,8 @@ int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 #ifdef NETPOLL_TARGETS_HAVE_XMIT
 	return netpoll_xmit_udp(&nt->np, payload, len,
 				oops_in_progress ? NPT_XMIT_CRASH_TIMEOUT_US :
-						   NPT_XMIT_TIMEOUT_US);
+						   NPT_XMIT_TIMEOUT_US,
+				oops_in_progress);
 #else
 	netpoll_send_udp(&nt->np, payload, len);
 	return 0;

@@ -18,22 +18,26 @@
  *   2. if npinfo->txq is not empty and its work cannot run (interrupts off
  *      here, or a crash in progress), move its skbs to the driver ourselves,
  *      in order, with trylocks only;
- *   3. once the backlog is empty and no tx queue of the device is stopped,
- *      call netpoll_send_udp(), which then succeeds on its first attempt.
+ *   3. once the backlog is empty and a tx queue of the device can take a
+ *      packet, call netpoll_send_udp().
  *
- * Never call into the driver while one of the device's tx queue locks is
- * held by this CPU (the interrupted context: the driver's tx poll takes
- * those locks with spin_lock and would deadlock) or, once panic() has
- * stopped the other CPUs, by any CPU (a stopped CPU never releases it).
- * The device is then given up with -EDEADLK.
+ * The driver's tx poll, and netpoll_send_udp() when its trylock fails,
+ * take the tx queue locks of the device and of the devices below it
+ * (VLAN, bonding) with spin_lock.  So the device is given up (-EDEADLK)
+ * when one of those locks, the device's tx_global_lock or netpoll's backlog
+ * lock is held by this CPU or, once panic() has stopped the other CPUs, by
+ * any CPU: the holder will never release it.  In a crash (@crash) a lock
+ * held by a CPU that runs is waited for, within the budget, before calling
+ * into the driver.  Not checked: locks a driver takes otherwise (e.g.
+ * virtio-net's refill_lock when an atomic refill fails; e1000's
+ * disable_hardirq() in its poll controller), the allocator's.
  *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
  * and, should that clock not advance, by an iteration count of
- * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here sleeps, prints or
- * takes a lock other than by trylock; netpoll_send_udp() allocates the skb
- * (GFP_ATOMIC, else from netpoll's pool, which it refills) and the driver's
- * tx poll takes the tx queue lock found free just before.
+ * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here sleeps or prints;
+ * netpoll_send_udp() allocates the skb (GFP_ATOMIC, else from netpoll's
+ * pool, which it refills).
  */
 
 #include <linux/debug_locks.h>
@@ -61,27 +65,26 @@ static int nx_panic_notify(struct notifier_block *nb, unsigned long ev,
 			   void *buf)
 {
 	WRITE_ONCE(nx_panic_cpu, raw_smp_processor_id());
+	/*
+	 * The dump takes driver locks in whatever context panicked (a
+	 * watchdog's hardirq, NMI), which lockdep reports as inconsistent
+	 * although no other CPU runs any more.  panic() switches lock
+	 * debugging off before it flushes the consoles; do it before the
+	 * dump.  An oops has switched it off already (TAINT_DIE).
+	 */
+	debug_locks_off();
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block nx_panic_nb = {
 	.notifier_call	= nx_panic_notify,
-	.priority	= INT_MAX,	/* before notifiers that may not return */
 };
 
-/**
- * netpoll_xmit_others_stopped - has panic() stopped every other CPU?
- *
- * Context: any.
- *
- * Return: true on the CPU reporting a panic, once the other CPUs were
- * stopped: any lock they held stays held.
- */
-bool netpoll_xmit_others_stopped(void)
+/* On the CPU reporting a panic, once the other CPUs were stopped. */
+static bool nx_others_stopped(void)
 {
 	return READ_ONCE(nx_panic_cpu) == raw_smp_processor_id();
 }
-EXPORT_SYMBOL_GPL(netpoll_xmit_others_stopped);
 
 struct nx_deadline {
 	u64 end_ns;		/* mono fast clock value at which to give up */
@@ -120,32 +123,66 @@ static bool nx_txqs_ready(struct net_device *dev)
 	return false;
 }
 
+struct nx_lock_scan {
+	int	cpu;		/* this CPU */
+	bool	stopped;	/* the other CPUs are stopped */
+	int	ret;		/* 0, -EAGAIN (held), -EDEADLK */
+};
+
 /*
- * May this CPU call into @dev's driver?  Not if a tx queue lock of @dev is
- * held by this CPU, nor by any CPU once panic() stopped the others: -EDEADLK.
- * A lock held by a CPU that runs is released soon; the driver may spin on
- * it.
+ * Account for one lock: held by this CPU (@owner) or, with the others
+ * stopped, by anyone: -EDEADLK; held elsewhere: -EAGAIN.  The owner of a
+ * tx queue lock is written after the lock is taken, and a CPU may have
+ * been stopped or interrupted in between: test the lock itself too.
  */
-static int nx_txq_locks(struct net_device *dev)
+static bool nx_lock_held(struct nx_lock_scan *sc, spinlock_t *lock, int owner)
 {
-	bool stopped = netpoll_xmit_others_stopped();
-	int cpu = raw_smp_processor_id();
+	bool held = owner != -1 || spin_is_locked(lock);
+
+	if (owner == sc->cpu || (held && sc->stopped)) {
+		sc->ret = -EDEADLK;
+		return true;
+	}
+	if (held)
+		sc->ret = -EAGAIN;
+	return false;
+}
+
+static int nx_scan_dev(struct net_device *dev, struct netdev_nested_priv *priv)
+{
+	struct nx_lock_scan *sc = priv->data;
 	unsigned int i;
 
+	if (nx_lock_held(sc, &dev->tx_global_lock, -1))
+		return 1;
 	for (i = 0; i < dev->num_tx_queues; i++) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, i);
-		int owner = READ_ONCE(txq->xmit_lock_owner);
 
-		if (owner == cpu)
-			return -EDEADLK;
-		/*
-		 * Not an assertion: the owner is written after the lock is
-		 * taken, and a CPU may have been stopped in between.
-		 */
-		if (stopped && (owner != -1 || spin_is_locked(&txq->_xmit_lock)))
-			return -EDEADLK;
+		if (nx_lock_held(sc, &txq->_xmit_lock,
+				 READ_ONCE(txq->xmit_lock_owner)))
+			return 1;
 	}
 	return 0;
+}
+
+/*
+ * May this CPU call into @dev's driver?  0: yes; -EAGAIN: a lock it may
+ * take is held by a CPU that runs; -EDEADLK: never (see the top of this
+ * file).  Must run under rcu_read_lock().
+ */
+static int nx_locks(struct net_device *dev, struct netpoll_info *npinfo)
+{
+	struct nx_lock_scan sc = {
+		.cpu		= raw_smp_processor_id(),
+		.stopped	= nx_others_stopped(),
+	};
+	struct netdev_nested_priv priv = { .data = &sc };
+
+	if (nx_lock_held(&sc, &npinfo->txq.lock, -1))
+		return sc.ret;
+	if (!nx_scan_dev(dev, &priv))
+		netdev_walk_all_lower_dev_rcu(dev, nx_scan_dev, &priv);
+	return sc.ret;
 }
 
 /*
@@ -175,6 +212,20 @@ static bool nx_backlog_is_ours(void)
 	return irqs_disabled() || oops_in_progress;
 }
 
+/* Hand @skb to the driver if @txq's lock is free and the queue runs. */
+static netdev_tx_t nx_start_xmit(struct sk_buff *skb, struct net_device *dev,
+				 struct netdev_queue *txq)
+{
+	netdev_tx_t rc = NETDEV_TX_BUSY;
+
+	if (!HARD_TX_TRYLOCK(dev, txq))
+		return rc;
+	if (!netif_xmit_frozen_or_stopped(txq))
+		rc = netdev_start_xmit(skb, dev, txq, false);
+	HARD_TX_UNLOCK(dev, txq);
+	return rc;
+}
+
 /*
  * Hand the skbs parked on npinfo->txq to the driver, oldest first, as the
  * tx work would.  Returns true when the backlog is empty.
@@ -192,7 +243,7 @@ static bool nx_flush_backlog(struct net_device *dev,
 	while (budget--) {
 		struct netdev_queue *txq;
 		struct sk_buff *skb;
-		netdev_tx_t rc = NETDEV_TX_BUSY;
+		netdev_tx_t rc;
 		u16 qi;
 
 		if (!spin_trylock_irqsave(&q->lock, flags))
@@ -218,11 +269,7 @@ static bool nx_flush_backlog(struct net_device *dev,
 		}
 
 		local_irq_save(flags);
-		if (HARD_TX_TRYLOCK(dev, txq)) {
-			if (!netif_xmit_frozen_or_stopped(txq))
-				rc = netdev_start_xmit(skb, dev, txq, false);
-			HARD_TX_UNLOCK(dev, txq);
-		}
+		rc = nx_start_xmit(skb, dev, txq);
 		local_irq_restore(flags);
 
 		if (!dev_xmit_complete(rc)) {
@@ -241,21 +288,25 @@ static bool nx_flush_backlog(struct net_device *dev,
 
 /*
  * One step of waiting: returns 0 when the backlog of @dev is empty and, if
- * @need_txq, a tx queue can take a packet; -EAGAIN when not yet; -ENODEV or
- * -EDEADLK (see nx_txq_locks()) when never.  Must run under
- * rcu_read_lock().
+ * @need_txq, a tx queue can take a packet; -EAGAIN when not yet (*@locked
+ * when because of a lock held elsewhere: do not poll then); -ENODEV or
+ * -EDEADLK when never.  Must run under rcu_read_lock().
  */
-static int nx_ready_step(struct net_device *dev, bool need_txq)
+static int nx_ready_step(struct net_device *dev, bool need_txq, bool crash,
+			 bool *locked)
 {
 	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
 	bool empty;
 	int err;
 
+	*locked = false;
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
 		return -ENODEV;
-	err = nx_txq_locks(dev);
-	if (err)
+	err = nx_locks(dev, npinfo);
+	if (err == -EDEADLK || (err && crash)) {
+		*locked = true;
 		return err;
+	}
 
 	empty = skb_queue_empty_lockless(&npinfo->txq);
 	if (!empty && nx_backlog_is_ours())
@@ -266,27 +317,19 @@ static int nx_ready_step(struct net_device *dev, bool need_txq)
 	return -EAGAIN;
 }
 
-static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
+static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
+		   bool crash)
 {
 	struct net_device *dev = np->dev;
+	bool locked;
 	int err;
 
 	if (!dev)
 		return -ENODEV;
 
-	/*
-	 * The driver's locks are about to be taken from a context lockdep may
-	 * find inconsistent (hardirq, NMI).  Once the other CPUs are stopped
-	 * that report is noise, and a lockdep splat would only make the dump
-	 * longer: switch lock debugging off, as panic() does before it
-	 * flushes the consoles.
-	 */
-	if (netpoll_xmit_others_stopped())
-		debug_locks_off();
-
 	rcu_read_lock();
 	for (;;) {
-		err = nx_ready_step(dev, need_txq);
+		err = nx_ready_step(dev, need_txq, crash, &locked);
 		if (err != -EAGAIN)
 			break;
 		if (nx_deadline_passed(d)) {
@@ -294,10 +337,12 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
 			break;
 		}
 		/* Reap completions: this is what wakes a stopped queue. */
-		netpoll_poll_dev(dev);
-		if (nx_ready_step(dev, need_txq) == 0) {
-			err = 0;
-			break;
+		if (!locked) {
+			netpoll_poll_dev(dev);
+			if (nx_ready_step(dev, need_txq, crash, &locked) == 0) {
+				err = 0;
+				break;
+			}
 		}
 		udelay(NETPOLL_XMIT_POLL_US);
 	}
@@ -310,27 +355,29 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
  * @np: a netpoll that has been set up (np->dev valid)
  * @timeout_us: longest time to wait, in microseconds (capped at
  *	NETPOLL_XMIT_MAX_TIMEOUT_US)
+ * @crash: in a crash: call into the driver only while none of the locks it
+ *	may take is held
  *
  * Polls the device and, when its tx work cannot run (interrupts disabled
  * or a crash in progress), drains npinfo->txq itself, until the backlog is
- * empty and no tx queue of the device is stopped.
+ * empty and a tx queue of the device can take a packet.
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
- * allocate, print, or take locks other than by trylock (the driver's tx
- * poll takes a tx queue lock that was free just before).  The caller keeps
- * @np set up for the duration of the call.
+ * allocate or print.  The caller keeps @np set up for the duration of the
+ * call.
  *
  * Return: 0 when the device can take a packet, -ENODEV if it is down or has
- * no netpoll info, -EDEADLK if a tx queue lock is held by this CPU or by a
- * CPU stopped by panic() (never call into the driver then), -ETIMEDOUT if it
- * did not become ready in time.
+ * no netpoll info, -EDEADLK if a lock the driver takes is held by this CPU
+ * or by a CPU stopped by panic() (never call into the driver then),
+ * -ETIMEDOUT if it did not become ready in time.
  */
-int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us)
+int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us,
+			    bool crash)
 {
 	struct nx_deadline d;
 
 	nx_deadline_init(&d, timeout_us);
-	return nx_wait(np, &d, true);
+	return nx_wait(np, &d, true, crash);
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
 
@@ -342,6 +389,7 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
  * @timeout_us: budget for this datagram, in microseconds (capped at
  *	NETPOLL_XMIT_MAX_TIMEOUT_US): time to wait for the device before the
  *	send plus time to push the datagram out of the backlog after it
+ * @crash: as for netpoll_xmit_wait_ready()
  *
  * Waits until the device can take a packet (see netpoll_xmit_wait_ready()),
  * sends with netpoll_send_udp() and, if netpoll parked the datagram on
@@ -358,13 +406,13 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
  * budget ran out (it may still leave later, if the tx work runs).
  */
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
-		     unsigned int timeout_us)
+		     unsigned int timeout_us, bool crash)
 {
 	struct nx_deadline d;
 	int err;
 
 	nx_deadline_init(&d, timeout_us);
-	err = nx_wait(np, &d, true);
+	err = nx_wait(np, &d, true, crash);
 	if (err)
 		return err;
 
@@ -375,7 +423,7 @@ int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 	 * refused it.  Only the backlog matters here, not whether the queue
 	 * has room for the next datagram.
 	 */
-	err = nx_wait(np, &d, false);
+	err = nx_wait(np, &d, false, crash);
 	return err == -ETIMEDOUT || err == -EDEADLK ? -EINPROGRESS : err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp);

@@ -243,7 +243,8 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 			if (ktime_get_mono_fast_ns() > tx->deadline_ns)
 				return 1;	/* dump budget spent: stop all */
 			err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
-					       netoops_xmit_timeout_us);
+					       netoops_xmit_timeout_us,
+					       tx->d->crash);
 			if (err == -EDEADLK) {
 				/* never call into a driver whose lock is stuck */
 				atomic64_inc(&netoops_stats.locked);
@@ -274,6 +275,18 @@ out:
 	return 0;
 }
 
+/* Send to every target with @tb's parity settings; @tb->fec_lock held. */
+static int netoops_send_fec(struct netoops_tx *tx, struct netoops_txbuf *tb)
+{
+	if (tb->fec) {
+		tx->fec_k = tb->fec_k;
+		tx->fec_m = tb->fec_m;
+		tx->fec = tb->fec;
+		tx->fec_len = tb->fec_len;
+	}
+	return netoops_for_each_target(netoops_target_dump, tx, tx->d->crash);
+}
+
 /**
  * netoops_send_dump() - send one dump to every enabled target
  * @d:	the dump
@@ -292,7 +305,6 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 {
 	struct netoops_tx tx = { .d = d, .tb = tb };
 	unsigned long flags;
-	bool fec_locked;
 	int ret;
 
 	/* Soft dumps are operator requests: they neither fire nor obey it. */
@@ -318,23 +330,18 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	tx.deadline_ns = ktime_get_mono_fast_ns() +
 			 (u64)netoops_dump_timeout_ms * NSEC_PER_MSEC;
 
-	if (d->crash) {
-		fec_locked = raw_spin_trylock_irqsave(&tb->fec_lock, flags);
-		if (!fec_locked)
-			atomic64_inc(&netoops_stats.fec_busy);
-	} else {
+	if (!d->crash) {
 		raw_spin_lock_irqsave(&tb->fec_lock, flags);
-		fec_locked = true;
-	}
-	if (fec_locked && tb->fec) {
-		tx.fec_k = tb->fec_k;
-		tx.fec_m = tb->fec_m;
-		tx.fec = tb->fec;
-		tx.fec_len = tb->fec_len;
-	}
-	ret = netoops_for_each_target(netoops_target_dump, &tx, d->crash);
-	if (fec_locked)
+		ret = netoops_send_fec(&tx, tb);
 		raw_spin_unlock_irqrestore(&tb->fec_lock, flags);
+	} else if (raw_spin_trylock_irqsave(&tb->fec_lock, flags)) {
+		ret = netoops_send_fec(&tx, tb);
+		raw_spin_unlock_irqrestore(&tb->fec_lock, flags);
+	} else {
+		/* the FEC buffer is being replaced: send without parity */
+		atomic64_inc(&netoops_stats.fec_busy);
+		ret = netoops_for_each_target(netoops_target_dump, &tx, true);
+	}
 	if (ret < 0 || !tx.sent_to) {
 		atomic64_inc(&netoops_stats.skipped);
 		return ret < 0 ? ret : 0;

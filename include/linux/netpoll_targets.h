@@ -261,13 +261,15 @@ int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
  * @len:	its length, at most the interface MTU minus IP/UDP headers
  *
  * Uses the reliable transmit of netpoll_xmit when built in (bounded retries
- * while polling the device, so that a panic does not lose its tail),
- * otherwise netpoll_send_udp().  No allocation beyond netpoll's own skb
- * pool, no sleeping, no printk.  Must be called with interrupts disabled
+ * while polling the device, so that a panic does not lose its tail; with
+ * oops_in_progress the crash rules of netpoll_xmit_udp()), otherwise
+ * netpoll_send_udp().  netpoll allocates the skb (GFP_ATOMIC, else from its
+ * pool); no sleeping, no printk.  Must be called with interrupts disabled
  * (as inside netpoll_targets_for_each_enabled()).
  *
  * Return: 0 if the datagram was handed to the device, or a negative errno
- * (-ENETDOWN when the target is not usable).
+ * (-ENETDOWN when the target is not usable, -EDEADLK when a lock the
+ * driver takes is stuck).
  */
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len);

@@ -24,9 +24,9 @@ struct netpoll;
 /* Upper bound accepted for @timeout_us, so a bad caller cannot hang a crash. */
 #define NETPOLL_XMIT_MAX_TIMEOUT_US	(10 * USEC_PER_SEC)
 
-bool netpoll_xmit_others_stopped(void);
-int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us);
+int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us,
+			    bool crash);
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
-		     unsigned int timeout_us);
+		     unsigned int timeout_us, bool crash);
 
 #endif /* _LINUX_NETPOLL_XMIT_H */
