@@ -41,6 +41,7 @@ static const char *const err_names[NETOOPS_ERR__MAX] = {
 	[NETOOPS_ERR_UNKNOWN_KEY]	= "unknown_key",
 	[NETOOPS_ERR_REPLAY]		= "replay",
 	[NETOOPS_ERR_PARITY]		= "parity",
+	[NETOOPS_ERR_DOWNGRADE]		= "downgrade",
 };
 
 const char *netoops_err_str(enum netoops_err err)

@@ -62,6 +62,9 @@
  *				reassembler still remembers it)
  * @NETOOPS_ERR_PARITY:		malformed parity datagram or group, or a
  *				rebuilt datagram that does not check out
+ * @NETOOPS_ERR_DOWNGRADE:	a data datagram not verified (or verified
+ *				with another key) for a dump built from
+ *				datagrams verified with a key
  * @NETOOPS_ERR__MAX:		number of values
  */
 enum netoops_err {
@@ -95,6 +98,7 @@ enum netoops_err {
 	NETOOPS_ERR_UNKNOWN_KEY,
 	NETOOPS_ERR_REPLAY,
 	NETOOPS_ERR_PARITY,
+	NETOOPS_ERR_DOWNGRADE,
 	NETOOPS_ERR__MAX
 };
 
@@ -405,11 +409,24 @@ int netoops_fec_rebuild(unsigned int k, unsigned int m, size_t len,
  * @max_dumps_per_source: open (incomplete) dumps per source key (default 8)
  * @max_dumps:		open dumps in all (default 1024)
  * @max_bytes_total:	bytes buffered in all open dumps, each counted as
- *			netoops_reasm_cost() (default 64 MiB)
+ *			netoops_reasm_cost(), and in the checksums kept of
+ *			recently completed ones (default 64 MiB)
  * @timeout_ms:		an open dump with no new packet for this long is
  *			expired and handed out as partial (default 10000)
+ * @max_dumps_per_addr:	open dumps per sending address (&netoops_src) and
+ *			per class, authenticated or not (default
+ *			@max_dumps / 4, at least 1, at most @max_dumps)
+ * @partial_min_pct:	0 (the default): every expired dump is handed out.
+ *			1..100: an expired dump is discarded instead (counted
+ *			in &netoops_reasm_stats.over_budget or .scant) when
+ *			its address was over budget in its class within the
+ *			last @timeout_ms, when no data datagram of it
+ *			arrived, or, unauthenticated, when it has no
+ *			metadata or fewer than this percentage of its
+ *			pkt_count datagrams
  *
- * A zero field means "use the default".
+ * A zero field means "use the default".  See netoops_reasm_add_src() for
+ * how the budgets are enforced.
  */
 struct netoops_reasm_limits {
 	uint32_t	max_pkts_per_dump;
@@ -418,6 +435,8 @@ struct netoops_reasm_limits {
 	uint32_t	max_dumps;
 	uint64_t	max_bytes_total;
 	uint64_t	timeout_ms;
+	uint32_t	max_dumps_per_addr;
+	uint32_t	partial_min_pct;
 };
 
 #define NETOOPS_REASM_DEF_PKTS		8192
@@ -426,6 +445,13 @@ struct netoops_reasm_limits {
 #define NETOOPS_REASM_DEF_DUMPS		1024
 #define NETOOPS_REASM_DEF_TOTAL		(64ull << 20)
 #define NETOOPS_REASM_DEF_TIMEOUT_MS	10000
+
+/*
+ * Copies of one datagram a sender may send: the kernel's repeat parameter
+ * goes up to 16.  A further copy of a datagram of a completed dump is a
+ * replay (NETOOPS_ERR_REPLAY).
+ */
+#define NETOOPS_REASM_MAX_COPIES	16
 
 /**
  * struct netoops_gap - a byte range of the payload that never arrived
@@ -460,13 +486,15 @@ struct netoops_gap {
  * @last_ms:	time the last new packet arrived
  * @authenticated: every data datagram the dump was built from (rebuilt ones
  *		included) had &netoops_packet.verified set, all with the
- *		same key id; false if any had not, if two key ids were
- *		mixed, or if no data datagram arrived.  Parity datagrams do
- *		not count either way: they add no data of their own, and
- *		what they rebuild is a whole data datagram whose own MAC is
- *		checked by the verify callback (netoops_reasm_set_verify()).
- *		Duplicates do not count either: the data came from the copy
- *		that arrived first.
+ *		same key id; false if none had, or if no data datagram
+ *		arrived.  The reassembler never mixes the two: a dump is
+ *		built from verified data datagrams of one key, or from
+ *		unverified ones (see netoops_reasm_add_src()).  Parity
+ *		datagrams do not count either way: they add no data of
+ *		their own, and what they rebuild is a whole data datagram
+ *		whose own MAC is checked by the verify callback
+ *		(netoops_reasm_set_verify()).  Duplicates do not count
+ *		either: the data came from the copy that arrived first.
  * @auth_key_id: that key id (0 when not @authenticated)
  *
  * Free with netoops_dump_free().
@@ -512,13 +540,24 @@ void netoops_dump_free(struct netoops_dump *d);
  * @expired:	dumps handed out partial by netoops_reasm_expire()
  * @open_dumps:	dumps currently being reassembled
  * @bytes_buffered: bytes currently accounted against max_bytes_total
- * @replays:	data datagrams of a dump already completed (also counted in
- *		@duplicates; the reason given is NETOOPS_ERR_REPLAY)
+ * @replays:	copies beyond NETOOPS_REASM_MAX_COPIES of a data datagram
+ *		of a dump already completed (also counted in @duplicates;
+ *		the reason given is NETOOPS_ERR_REPLAY)
  * @parity:	parity datagrams stored
  * @late_parity: parity datagrams of a dump already completed (dropped)
  * @parity_ignored: parity datagrams dropped because FEC is not enabled
  * @fec_rebuilt: data datagrams rebuilt from parity
  * @fec_failed:	rebuilt datagrams that failed their checks (dropped)
+ * @downgrades:	data datagrams refused with NETOOPS_ERR_DOWNGRADE
+ * @evicted:	open dumps discarded to make room for another (not handed
+ *		out)
+ * @over_budget: open dumps discarded because their address reached its
+ *		budget (evicted by its own newer dump), or expired while it
+ *		was over budget
+ * @scant:	expired dumps discarded for too little data
+ *		(&netoops_reasm_limits.partial_min_pct)
+ * @displaced:	unauthenticated dumps (open or remembered) discarded because
+ *		a verified data datagram of the same identity arrived
  */
 struct netoops_reasm_stats {
 	uint64_t	packets;
@@ -537,6 +576,11 @@ struct netoops_reasm_stats {
 	uint64_t	parity_ignored;
 	uint64_t	fec_rebuilt;
 	uint64_t	fec_failed;
+	uint64_t	downgrades;
+	uint64_t	evicted;
+	uint64_t	over_budget;
+	uint64_t	scant;
+	uint64_t	displaced;
 };
 
 struct netoops_reasm;
@@ -546,8 +590,8 @@ struct netoops_reasm;
  * @pkt_count:		its pkt_count
  * @payload_total:	its payload_total
  *
- * The payload, a bitmap of received bytes, a checksum and a bit per packet,
- * and a fixed overhead for the bookkeeping and metadata.
+ * The payload, a bitmap of received bytes, a checksum, a copy count and a
+ * bit per packet, and a fixed overhead for the bookkeeping and metadata.
  *
  * Return: the cost charged against &netoops_reasm_limits.max_bytes_total.
  */
@@ -648,9 +692,13 @@ void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
  *
  * Packets may come in any order.  A dump that was completed recently (within
  * timeout_ms; at most max_dumps of them, oldest forgotten first) is
- * remembered, so late duplicates of it return NETOOPS_REASM_DUPLICATE
- * instead of opening a new dump; for a data datagram @ret_reason is then
- * NETOOPS_ERR_REPLAY (counted in replays).  A parity datagram
+ * remembered with the checksum of each datagram, so late copies of it
+ * return NETOOPS_REASM_DUPLICATE instead of opening a new dump, and a
+ * datagram that differs from the one received is refused as a conflict.
+ * A sender may repeat each datagram (the kernel's repeat parameter): up to
+ * NETOOPS_REASM_MAX_COPIES copies of one are duplicates; a further copy of
+ * a data datagram of a completed dump gives @ret_reason NETOOPS_ERR_REPLAY
+ * (counted in replays).  A parity datagram
  * (&netoops_packet.is_parity) without netoops_reasm_set_rebuild() returns
  * NETOOPS_REASM_DUPLICATE, reason NETOOPS_ERR_PARITY, and opens nothing.
  * @now_ms must not go backwards.
@@ -659,12 +707,73 @@ void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
  * arguments, -EEXIST for a conflicting duplicate or mismatching header,
  * -EMSGSIZE when the dump is larger than the per-dump limits, -ENOSPC when a
  * count limit (per source, total) is reached, -ENOBUFS when the byte budget
- * is exhausted, -ENOMEM.
+ * is exhausted, -EACCES (NETOOPS_ERR_DOWNGRADE), -ENOMEM.
+ *
+ * Same as netoops_reasm_add_src() with the whole @src_key as the address.
  */
 int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		      size_t src_key_len, const struct netoops_packet *pkt,
 		      uint64_t now_ms, struct netoops_dump **ret_done,
 		      enum netoops_err *ret_reason);
+
+/**
+ * struct netoops_src - who sent a datagram
+ * @key:	opaque bytes naming the sender; dumps are keyed by (@key,
+ *		boot_id, dump_id) and @key is the unit of
+ *		&netoops_reasm_limits.max_dumps_per_source
+ * @key_len:	bytes at @key, at most NETOOPS_SRC_KEY_MAX
+ * @addr_len:	the first @addr_len bytes of @key name the sending address
+ *		(e.g. an IP address without the port), the unit of
+ *		&netoops_reasm_limits.max_dumps_per_addr; at most @key_len
+ */
+struct netoops_src {
+	const void	*key;
+	size_t		key_len;
+	size_t		addr_len;
+};
+
+/**
+ * netoops_reasm_add_src() - feed one decoded packet, with its address
+ * @r:		the reassembler
+ * @src:	the sender
+ * @pkt:	as for netoops_reasm_add()
+ * @now_ms:	current time
+ * @ret_done:	as for netoops_reasm_add()
+ * @ret_reason:	as for netoops_reasm_add()
+ *
+ * Admission.  A dump is *authenticated* when its data datagrams were
+ * verified (&netoops_packet.verified) with one key, *unauthenticated*
+ * when they were not; the class is set by the datagram that opens it.
+ * The two never mix: an unverified data datagram, or one verified with
+ * another key, for an authenticated dump (open or remembered) is refused
+ * with NETOOPS_ERR_DOWNGRADE; a verified data datagram for an
+ * unauthenticated dump (or one that holds only parity) discards that dump
+ * (counted in displaced) and opens a new one.
+ *
+ * Budgets, per class: an address holds at most max_dumps_per_addr open
+ * dumps; at that budget, its new dump evicts its own least recently active
+ * one (over_budget).  When max_dumps or max_bytes_total is reached (by a
+ * new dump, or by one that grows: parity, datagrams kept for FEC), open
+ * dumps are evicted (evicted): unauthenticated ones first; then, for
+ * bytes, the checksums kept of completed dumps, oldest first; then, for an
+ * authenticated dump only, authenticated ones.  The victim is always a
+ * dump of an address that holds the most open dumps of its class, one
+ * that only has its opening datagram first, else the least recently
+ * active.  So an authenticated datagram is never refused for room held by
+ * unauthenticated dumps, and a sender that opens many dumps loses its own
+ * before those of an address with fewer.  An evicted dump is never handed
+ * out; its address is over budget in its class for timeout_ms (see
+ * &netoops_reasm_limits.partial_min_pct).  Limits are refused (-ENOSPC,
+ * -ENOBUFS) only when evicting every dump the newcomer may evict would not
+ * make room.
+ *
+ * Return: as netoops_reasm_add().
+ */
+int netoops_reasm_add_src(struct netoops_reasm *r,
+			  const struct netoops_src *src,
+			  const struct netoops_packet *pkt, uint64_t now_ms,
+			  struct netoops_dump **ret_done,
+			  enum netoops_err *ret_reason);
 
 /**
  * netoops_reasm_expire() - hand out one dump whose time is up
@@ -673,7 +782,8 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
  * @ret:	set to an expired (partial) dump, or NULL
  *
  * Call in a loop until it returns 0.  Also forgets completed dumps older
- * than timeout_ms.
+ * than timeout_ms.  With &netoops_reasm_limits.partial_min_pct, expired
+ * dumps that do not pass it are discarded and counted, not handed out.
  *
  * Return: 1 if *@ret is set, 0 if nothing (more) expired, -ENOMEM if the
  * dump could not be handed out (it stays; call again later).
@@ -695,7 +805,8 @@ uint64_t netoops_reasm_next_deadline(const struct netoops_reasm *r);
  * @r:		the reassembler
  * @ret:	set to a partial dump, or NULL
  *
- * For shutdown.  Call in a loop until it returns 0.
+ * For shutdown.  Call in a loop until it returns 0.  The same dumps as for
+ * netoops_reasm_expire() are discarded.
  *
  * Return: 1 if *@ret is set, 0 if no open dump is left, -ENOMEM.
  */

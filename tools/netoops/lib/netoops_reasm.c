@@ -5,16 +5,24 @@
  * an exact gap list once they time out.
  *
  * Every resource a sender controls is bounded by struct netoops_reasm_limits.
- * Open dumps sit on an LRU list ordered by last activity, so the next one to
- * expire is always at the head (given a non-decreasing clock).  Completed
- * dumps leave a small "tombstone" for timeout_ms so that late or repeated
- * copies are counted as duplicates instead of opening a new dump.
+ * An open dump is authenticated or not (its class, see
+ * netoops_reasm_add_src()); each class has an LRU list ordered by last
+ * activity, so the next dump to expire is at one of the two heads (given a
+ * non-decreasing clock), and each sending address keeps its own LRU list
+ * and count per class, for its budget and for choosing whom to evict.
+ * Completed dumps leave a "tombstone" with the checksum of each datagram
+ * for timeout_ms so that late or repeated copies are counted as duplicates
+ * instead of opening a new dump.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "netoops_decode.h"
+
+/* Classes of dumps: built from unverified or from verified datagrams. */
+#define UNAUTH	0
+#define AUTH	1
 
 struct rpar {
 	uint16_t	first;
@@ -23,16 +31,22 @@ struct rpar {
 	uint8_t		*data;
 };
 
+struct raddr;
+
 struct rdump {
 	struct rdump	*hnext;		/* hash chain */
 	struct rdump	*prev, *next;	/* open LRU list or tombstone FIFO */
+	struct rdump	*aprev, *anext;	/* its address's LRU list (open) */
+	struct raddr	*addr;		/* sending address (open dumps) */
 	uint64_t	hash;
 	uint8_t		key[NETOOPS_SRC_KEY_MAX];
 	size_t		key_len;
 	uint8_t		boot_id[16];
 	uint64_t	dump_id;
-	bool		done;		/* tombstone: only identity is kept */
-	uint64_t	deadline;	/* expiry (open) or forget (done) time */
+	bool		done;		/* tombstone: identity and checksums */
+	int		auth;		/* class: AUTH or UNAUTH */
+	uint32_t	key_id;		/* the key of an AUTH dump */
+	uint64_t	deadline;	/* expiry (open) or forgetting (done) */
 	uint32_t	pkt_count;
 	uint32_t	payload_total;
 	uint32_t	received;
@@ -41,6 +55,7 @@ struct rdump {
 	uint64_t	last_ms;
 	uint64_t	cost;		/* charged to bytes_buffered */
 	uint32_t	*crcs;		/* checksum of each received index */
+	uint8_t		*copies;	/* copies received of each index */
 	uint8_t		*got;		/* bit per index */
 	uint8_t		*have;		/* bit per payload byte */
 	uint8_t		*payload;
@@ -52,9 +67,6 @@ struct rdump {
 	struct rpar	*par;		/* parity datagrams received */
 	uint32_t	npar;
 	uint32_t	par_cap;
-	bool		unauth;		/* a data datagram was not verified,
-					 * or verified with another key */
-	uint32_t	key_id;		/* key of the first data datagram */
 };
 
 struct rlist {
@@ -62,12 +74,36 @@ struct rlist {
 	uint64_t	n;
 };
 
+/* A sending address (netoops_src.addr_len bytes of the source key). */
+struct raddr {
+	struct raddr	*hnext;		/* hash chain */
+	struct raddr	*prev, *next;	/* idle FIFO: no open dump, marked */
+	uint64_t	hash;
+	uint8_t		addr[NETOOPS_SRC_KEY_MAX];
+	size_t		len;
+	bool		idle;
+	uint32_t	n[2];		/* open dumps, by class */
+	struct rdump	*head[2], *tail[2];	/* them, least recently
+						 * active first */
+	uint64_t	over_until[2];	/* by class: last time over budget
+					 * plus timeout_ms; 0 never */
+};
+
 struct netoops_reasm {
 	struct netoops_reasm_limits lim;
 	struct rdump	**buckets;
 	size_t		nbuckets;	/* power of two */
-	struct rlist	open;		/* LRU: head expires first */
+	struct rlist	open[2];	/* by class; LRU: head expires first */
 	struct rlist	tombs;		/* FIFO of completed dumps */
+	uint64_t	cbytes[2];	/* charged to open dumps, by class */
+	uint64_t	tomb_bytes;	/* bytes charged to tombstones */
+	struct raddr	**abuckets;	/* addresses, nbuckets of them */
+	uint64_t	naddrs;
+	struct raddr	*idle_head, *idle_tail;
+	uint32_t	*nwith[2];	/* [c][k]: addresses holding k open
+					 * dumps of class c */
+	uint32_t	maxk[2];	/* largest k with nwith[c][k] */
+	uint64_t	now;		/* latest time given */
 	struct netoops_reasm_stats st;
 	netoops_rebuild_fn rebuild;
 	netoops_verify_fn verify;
@@ -81,8 +117,14 @@ struct netoops_reasm {
 uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total)
 {
 	return (uint64_t)payload_total + ((uint64_t)payload_total + 7) / 8 +
-	       (uint64_t)pkt_count * 4 + ((uint64_t)pkt_count + 7) / 8 +
+	       (uint64_t)pkt_count * 5 + ((uint64_t)pkt_count + 7) / 8 +
 	       REASM_OVERHEAD;
+}
+
+/* What a tombstone keeps: a checksum and a copy count per datagram. */
+static uint64_t tomb_cost(uint32_t pkt_count)
+{
+	return (uint64_t)pkt_count * 5 + sizeof(struct rdump);
 }
 
 static void list_del(struct rlist *l, struct rdump *d)
@@ -166,7 +208,8 @@ static void unhash(struct netoops_reasm *r, struct rdump *d)
 	d->hnext = NULL;
 }
 
-static void free_buffers(struct rdump *d)
+/* Free the buffers of @d; a tombstone keeps its checksums and copies. */
+static void free_buffers(struct rdump *d, bool all)
 {
 	uint32_t i;
 
@@ -182,21 +225,25 @@ static void free_buffers(struct rdump *d)
 	d->raw_len = NULL;
 	d->par = NULL;
 	d->npar = d->par_cap = 0;
-	free(d->crcs);
 	free(d->got);
 	free(d->have);
 	free(d->payload);
 	free(d->meta);
-	d->crcs = NULL;
 	d->got = d->have = d->payload = NULL;
 	d->meta = NULL;
+	if (!all)
+		return;
+	free(d->crcs);
+	free(d->copies);
+	d->crcs = NULL;
+	d->copies = NULL;
 }
 
 static void rdump_free(struct rdump *d)
 {
 	if (!d)
 		return;
-	free_buffers(d);
+	free_buffers(d, true);
 	free(d);
 }
 
@@ -209,20 +256,261 @@ void netoops_dump_free(struct netoops_dump *d)
 	free(d);
 }
 
+/* ---- sending addresses ------------------------------------------------ */
+
+static uint64_t addr_hash(const void *a, size_t len)
+{
+	return fnv(fnv(0xcbf29ce484222325ull, a, len), &len, sizeof(len));
+}
+
+static struct raddr **addr_lookup(struct netoops_reasm *r, uint64_t h,
+				  const void *a, size_t len)
+{
+	struct raddr **pp = &r->abuckets[h & (r->nbuckets - 1)];
+
+	for (; *pp; pp = &(*pp)->hnext)
+		if ((*pp)->hash == h && (*pp)->len == len &&
+		    (!len || !memcmp((*pp)->addr, a, len)))
+			break;
+	return pp;
+}
+
+static void idle_del(struct netoops_reasm *r, struct raddr *a)
+{
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		r->idle_head = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	else
+		r->idle_tail = a->prev;
+	a->prev = a->next = NULL;
+	a->idle = false;
+}
+
+static void idle_add(struct netoops_reasm *r, struct raddr *a)
+{
+	a->next = NULL;
+	a->prev = r->idle_tail;
+	if (r->idle_tail)
+		r->idle_tail->next = a;
+	else
+		r->idle_head = a;
+	r->idle_tail = a;
+	a->idle = true;
+}
+
+static void addr_free(struct netoops_reasm *r, struct raddr *a)
+{
+	struct raddr **pp = addr_lookup(r, a->hash, a->addr, a->len);
+
+	if (*pp == a)
+		*pp = a->hnext;
+	if (a->idle)
+		idle_del(r, a);
+	r->naddrs--;
+	free(a);
+}
+
+static bool over_budget(const struct netoops_reasm *r, const struct raddr *a)
+{
+	return a->over_until[UNAUTH] > r->now || a->over_until[AUTH] > r->now;
+}
+
+/* An address without open dumps is kept only while it is over budget. */
+static void addr_release(struct netoops_reasm *r, struct raddr *a)
+{
+	if (a->n[UNAUTH] || a->n[AUTH] || a->idle)
+		return;
+	if (over_budget(r, a))
+		idle_add(r, a);
+	else
+		addr_free(r, a);
+}
+
+static void drop_old_idle(struct netoops_reasm *r)
+{
+	while (r->idle_head && !over_budget(r, r->idle_head))
+		addr_free(r, r->idle_head);
+}
+
+/* The entry of address @a, created if needed; NULL without memory. */
+static struct raddr *addr_get(struct netoops_reasm *r, const void *a,
+			      size_t len)
+{
+	uint64_t h = addr_hash(a, len);
+	struct raddr **pp = addr_lookup(r, h, a, len), *n;
+
+	if (*pp)
+		return *pp;
+	/* at most max_dumps have open dumps; as many more keep a mark */
+	if (r->naddrs >= 2 * (uint64_t)r->lim.max_dumps && r->idle_head) {
+		addr_free(r, r->idle_head);
+		pp = addr_lookup(r, h, a, len);
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->hash = h;
+	if (len)
+		memcpy(n->addr, a, len);
+	n->len = len;
+	*pp = n;
+	r->naddrs++;
+	return n;
+}
+
+/* One more (@up) or one fewer open dump of class @c for @a. */
+static void count_open(struct netoops_reasm *r, struct raddr *a, int c,
+		       bool up)
+{
+	uint32_t k = a->n[c];
+
+	if (k)
+		r->nwith[c][k]--;
+	k = up ? k + 1 : k - 1;
+	a->n[c] = k;
+	if (k)
+		r->nwith[c][k]++;
+	if (k > r->maxk[c])
+		r->maxk[c] = k;
+	while (r->maxk[c] && !r->nwith[c][r->maxk[c]])
+		r->maxk[c]--;
+}
+
+static void alist_del(struct raddr *a, int c, struct rdump *d)
+{
+	if (d->aprev)
+		d->aprev->anext = d->anext;
+	else
+		a->head[c] = d->anext;
+	if (d->anext)
+		d->anext->aprev = d->aprev;
+	else
+		a->tail[c] = d->aprev;
+	d->aprev = d->anext = NULL;
+}
+
+static void alist_add_tail(struct raddr *a, int c, struct rdump *d)
+{
+	d->anext = NULL;
+	d->aprev = a->tail[c];
+	if (a->tail[c])
+		a->tail[c]->anext = d;
+	else
+		a->head[c] = d;
+	a->tail[c] = d;
+}
+
+/* Put new open dump @d on the lists, as one of @a's. */
+static void attach(struct netoops_reasm *r, struct rdump *d, struct raddr *a)
+{
+	if (a->idle)
+		idle_del(r, a);
+	d->addr = a;
+	list_add_tail(&r->open[d->auth], d);
+	alist_add_tail(a, d->auth, d);
+	count_open(r, a, d->auth, true);
+}
+
+/* Take open dump @d off the lists; its bytes stay charged. */
+static void detach(struct netoops_reasm *r, struct rdump *d)
+{
+	struct raddr *a = d->addr;
+
+	list_del(&r->open[d->auth], d);
+	alist_del(a, d->auth, d);
+	count_open(r, a, d->auth, false);
+	d->addr = NULL;
+	addr_release(r, a);
+}
+
+/* New activity on open dump @d: to the tail of its lists. */
+static void touch(struct netoops_reasm *r, struct rdump *d)
+{
+	list_del(&r->open[d->auth], d);
+	list_add_tail(&r->open[d->auth], d);
+	alist_del(d->addr, d->auth, d);
+	alist_add_tail(d->addr, d->auth, d);
+}
+
+/* Forget open dump @d (already handed out, or discarded: @counter). */
+static void drop_open(struct netoops_reasm *r, struct rdump *d,
+		      uint64_t *counter)
+{
+	detach(r, d);
+	unhash(r, d);
+	r->st.bytes_buffered -= d->cost;
+	r->cbytes[d->auth] -= d->cost;
+	rdump_free(d);
+	if (counter)
+		(*counter)++;
+}
+
+/* Discard open dump @d for room; its address is over budget a while. */
+static void evict(struct netoops_reasm *r, struct rdump *d,
+		  uint64_t *counter)
+{
+	d->addr->over_until[d->auth] = r->now + r->lim.timeout_ms;
+	drop_open(r, d, counter);
+}
+
+static void forget_tomb(struct netoops_reasm *r, struct rdump *d)
+{
+	list_del(&r->tombs, d);
+	unhash(r, d);
+	r->st.bytes_buffered -= d->cost;
+	r->tomb_bytes -= d->cost;
+	rdump_free(d);
+}
+
+/* Completed dump @d (detached) keeps its checksums for timeout_ms. */
+static void add_tomb(struct netoops_reasm *r, struct rdump *d, uint64_t now)
+{
+	uint64_t keep = tomb_cost(d->pkt_count);
+
+	free_buffers(d, false);
+	r->cbytes[d->auth] -= d->cost;
+	r->st.bytes_buffered -= d->cost - keep;
+	d->cost = keep;
+	r->tomb_bytes += keep;
+	d->done = true;
+	d->deadline = now + r->lim.timeout_ms;
+	list_add_tail(&r->tombs, d);
+	/* tombstones are small but a sender makes them: bound their number */
+	while (r->tombs.n > r->lim.max_dumps)
+		forget_tomb(r, r->tombs.head);
+}
+
+/* ---------------------------------------------------------------------- */
+
 void netoops_reasm_free(struct netoops_reasm *r)
 {
 	struct rdump *d, *next;
+	struct raddr *a, *an;
+	size_t i;
+	int c;
 
 	if (!r)
 		return;
-	for (d = r->open.head; d; d = next) {
-		next = d->next;
-		rdump_free(d);
-	}
+	for (c = 0; c < 2; c++)
+		for (d = r->open[c].head; d; d = next) {
+			next = d->next;
+			rdump_free(d);
+		}
 	for (d = r->tombs.head; d; d = next) {
 		next = d->next;
 		rdump_free(d);
 	}
+	for (i = 0; r->abuckets && i < r->nbuckets; i++)
+		for (a = r->abuckets[i]; a; a = an) {
+			an = a->hnext;
+			free(a);
+		}
+	free(r->abuckets);
+	free(r->nwith[UNAUTH]);
+	free(r->nwith[AUTH]);
 	free(r->buckets);
 	free(r);
 }
@@ -253,17 +541,28 @@ int netoops_reasm_new(const struct netoops_reasm_limits *limits,
 		r->lim.max_bytes_total = NETOOPS_REASM_DEF_TOTAL;
 	if (!r->lim.timeout_ms)
 		r->lim.timeout_ms = NETOOPS_REASM_DEF_TIMEOUT_MS;
-	if (r->lim.max_dumps > REASM_MAX_DUMPS) {
+	if (!r->lim.max_dumps_per_addr)
+		r->lim.max_dumps_per_addr = r->lim.max_dumps / 4 ?: 1;
+	if (r->lim.max_dumps > REASM_MAX_DUMPS ||
+	    r->lim.partial_min_pct > 100) {
 		free(r);
 		return -EINVAL;
 	}
+	if (r->lim.max_dumps_per_addr > r->lim.max_dumps)
+		r->lim.max_dumps_per_addr = r->lim.max_dumps;
 	/* open dumps plus as many tombstones, at most half full */
 	while (nb < 4 * (size_t)r->lim.max_dumps)
 		nb <<= 1;
 	r->nbuckets = nb;
 	r->buckets = calloc(nb, sizeof(*r->buckets));
-	if (!r->buckets) {
-		free(r);
+	r->abuckets = calloc(nb, sizeof(*r->abuckets));
+	r->nwith[UNAUTH] = calloc(r->lim.max_dumps_per_addr + 1,
+				  sizeof(*r->nwith[UNAUTH]));
+	r->nwith[AUTH] = calloc(r->lim.max_dumps_per_addr + 1,
+				sizeof(*r->nwith[AUTH]));
+	if (!r->buckets || !r->abuckets || !r->nwith[UNAUTH] ||
+	    !r->nwith[AUTH]) {
+		netoops_reasm_free(r);
 		return -ENOMEM;
 	}
 	*ret = r;
@@ -274,7 +573,7 @@ void netoops_reasm_get_stats(const struct netoops_reasm *r,
 			     struct netoops_reasm_stats *ret)
 {
 	*ret = r->st;
-	ret->open_dumps = r->open.n;
+	ret->open_dumps = r->open[UNAUTH].n + r->open[AUTH].n;
 }
 
 static int refuse(struct netoops_reasm *r, enum netoops_err *ret_reason,
@@ -289,6 +588,9 @@ static int refuse(struct netoops_reasm *r, enum netoops_err *ret_reason,
 		break;
 	case NETOOPS_ERR_NOMEM:
 		r->st.refused_nomem++;
+		break;
+	case NETOOPS_ERR_DOWNGRADE:
+		r->st.downgrades++;
 		break;
 	case NETOOPS_ERR_INVALID:
 		break;
@@ -358,8 +660,8 @@ static size_t find_bit(const uint8_t *map, size_t from, size_t end, bool val)
 	return end;
 }
 
-/* Turn an open dump into a struct netoops_dump; d keeps no buffers after. */
-static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
+/* An open dump as a struct netoops_dump; its payload moves there. */
+static struct netoops_dump *hand_out(struct rdump *d)
 {
 	struct netoops_dump *out = calloc(1, sizeof(*out));
 	size_t i, n = 0, start, total = d->payload_total;
@@ -407,12 +709,8 @@ static struct netoops_dump *hand_out(struct netoops_reasm *r, struct rdump *d)
 	out->pkts_rebuilt = d->rebuilt;
 	out->first_ms = d->first_ms;
 	out->last_ms = d->last_ms;
-	out->authenticated = d->received && !d->unauth;
+	out->authenticated = d->received && d->auth == AUTH;
 	out->auth_key_id = out->authenticated ? d->key_id : 0;
-
-	free_buffers(d);
-	r->st.bytes_buffered -= d->cost;
-	d->cost = 0;
 	return out;
 }
 
@@ -426,10 +724,11 @@ static struct rdump *new_dump(uint64_t h,
 	if (!d)
 		return NULL;
 	d->crcs = calloc(pkt->pkt_count, sizeof(*d->crcs));
+	d->copies = calloc(pkt->pkt_count, 1);
 	d->got = calloc(((size_t)pkt->pkt_count + 7) / 8, 1);
 	d->have = calloc(((size_t)pkt->payload_total + 7) / 8 + 1, 1);
 	d->payload = pkt->payload_total ? calloc(pkt->payload_total, 1) : NULL;
-	if (!d->crcs || !d->got || !d->have ||
+	if (!d->crcs || !d->copies || !d->got || !d->have ||
 	    (pkt->payload_total && !d->payload)) {
 		rdump_free(d);
 		return NULL;
@@ -444,6 +743,8 @@ static struct rdump *new_dump(uint64_t h,
 	d->payload_total = pkt->payload_total;
 	d->first_ms = now;
 	d->cost = cost;
+	d->auth = pkt->verified ? AUTH : UNAUTH;
+	d->key_id = pkt->verified ? pkt->key_id : 0;
 	return d;
 }
 
@@ -452,27 +753,133 @@ static unsigned int open_for_source(const struct netoops_reasm *r,
 {
 	const struct rdump *d;
 	unsigned int n = 0;
+	int c;
 
-	for (d = r->open.head; d; d = d->next)
-		if (d->key_len == key_len &&
-		    (!key_len || !memcmp(d->key, key, key_len)))
-			n++;
+	for (c = 0; c < 2; c++)
+		for (d = r->open[c].head; d; d = d->next)
+			if (d->key_len == key_len &&
+			    (!key_len || !memcmp(d->key, key, key_len)))
+				n++;
 	return n;
 }
 
-static void add_tomb(struct netoops_reasm *r, struct rdump *d, uint64_t now)
+/*
+ * The dump to evict from class @c (never @self): of the addresses holding
+ * the most, the least recently active dump, one that only has its opening
+ * datagram first (a flood from many addresses opens dumps it never
+ * continues).
+ */
+static struct rdump *victim(const struct netoops_reasm *r, int c,
+			    const struct rdump *self)
 {
-	d->done = true;
-	d->deadline = now + r->lim.timeout_ms;
-	list_add_tail(&r->tombs, d);
-	/* tombstones are tiny but a sender makes them: bound their number */
-	while (r->tombs.n > r->lim.max_dumps) {
-		struct rdump *old = r->tombs.head;
+	struct rdump *d, *best = NULL;
+	bool single, best_single = false;
+	uint32_t n, best_n = 0;
 
-		list_del(&r->tombs, old);
-		unhash(r, old);
-		rdump_free(old);
+	for (d = r->open[c].head; d; d = d->next) {
+		if (d == self)
+			continue;
+		n = d->addr->n[c];
+		single = d->received + d->npar <= 1;
+		if (!best || n > best_n ||
+		    (n == best_n && single && !best_single)) {
+			best = d;
+			best_n = n;
+			best_single = single;
+		}
+		if (best_n == r->maxk[c] && best_single)
+			break;		/* nothing later is a better choice */
 	}
+	return best;
+}
+
+/* The class to evict from for a dump of class @c (other than @self). */
+static int victim_class(const struct netoops_reasm *r, int c,
+			const struct rdump *self)
+{
+	if (c == AUTH &&
+	    r->open[UNAUTH].n > (self && self->auth == UNAUTH ? 1u : 0u))
+		return UNAUTH;
+	return c;
+}
+
+/* Bytes that evictions could free for a dump of class @c (not @self). */
+static uint64_t evictable_bytes(const struct netoops_reasm *r, int c,
+				const struct rdump *self)
+{
+	uint64_t b = r->tomb_bytes + r->cbytes[UNAUTH];
+
+	if (c == AUTH)
+		b += r->cbytes[AUTH];
+	if (self && (self->auth == UNAUTH || c == AUTH))
+		b -= self->cost;
+	return b;
+}
+
+/*
+ * Make @n more bytes fit for a dump of class @c, never evicting @self:
+ * unauthenticated dumps (victim()) first, then tombstones (oldest first:
+ * small, and only a complete dump leaves one), then, for an authenticated
+ * dump, authenticated ones.  Evicts nothing and returns false when even
+ * that would not be enough.
+ */
+static bool free_bytes(struct netoops_reasm *r, int c,
+		       const struct rdump *self, uint64_t n)
+{
+	const uint64_t max = r->lim.max_bytes_total;
+	struct rdump *d;
+
+	if (n > max || r->st.bytes_buffered > max)
+		return false;
+	if (r->st.bytes_buffered + n <= max)
+		return true;
+	if (r->st.bytes_buffered + n - max > evictable_bytes(r, c, self))
+		return false;
+	while (r->st.bytes_buffered + n > max) {
+		d = victim(r, UNAUTH, self);
+		if (d) {
+			evict(r, d, &r->st.evicted);
+		} else if (r->tombs.head) {
+			forget_tomb(r, r->tombs.head);
+		} else {
+			d = c == AUTH ? victim(r, AUTH, self) : NULL;
+			if (!d)		/* cannot happen: counted above */
+				return false;
+			evict(r, d, &r->st.evicted);
+		}
+	}
+	return true;
+}
+
+/*
+ * Room for a new dump of class @c from @a costing @cost, by the rules of
+ * netoops_reasm_add_src(); nothing is evicted if that would not be enough.
+ */
+static int make_room(struct netoops_reasm *r, int c, struct raddr *a,
+		     uint64_t cost, enum netoops_err *ret_reason)
+{
+	const uint64_t max = r->lim.max_bytes_total;
+	uint64_t nopen = r->open[UNAUTH].n + r->open[AUTH].n;
+	uint64_t n_evictable = r->open[UNAUTH].n;
+
+	if (c == AUTH)
+		n_evictable += r->open[AUTH].n;
+	if (nopen >= r->lim.max_dumps &&
+	    nopen + 1 - r->lim.max_dumps > n_evictable)
+		return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_DUMPS, -ENOSPC);
+	if (cost > max || r->st.bytes_buffered > max ||
+	    (r->st.bytes_buffered + cost > max &&
+	     r->st.bytes_buffered + cost - max > evictable_bytes(r, c, NULL)))
+		return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_MEMORY,
+			      -ENOBUFS);
+
+	if (a->n[c] >= r->lim.max_dumps_per_addr)
+		evict(r, a->head[c], &r->st.over_budget);
+	while (r->open[UNAUTH].n + r->open[AUTH].n >= r->lim.max_dumps)
+		evict(r, victim(r, victim_class(r, c, NULL), NULL),
+		      &r->st.evicted);
+	free_bytes(r, c, NULL, cost);	/* enough: counted above */
+	return 0;
 }
 
 int netoops_reasm_set_rebuild(struct netoops_reasm *r, netoops_rebuild_fn fn)
@@ -492,13 +899,16 @@ void netoops_reasm_set_verify(struct netoops_reasm *r, netoops_verify_fn fn,
 	r->verify_ctx = ctx;
 }
 
-/* Account @n more bytes to @d if the budget allows. */
+/*
+ * Account @n more bytes to open dump @d, evicting others as for a new
+ * dump of its class if needed; false if there is no room even so.
+ */
 static bool charge(struct netoops_reasm *r, struct rdump *d, uint64_t n)
 {
-	if (r->st.bytes_buffered > r->lim.max_bytes_total ||
-	    n > r->lim.max_bytes_total - r->st.bytes_buffered)
+	if (!free_bytes(r, d->auth, d, n))
 		return false;
 	r->st.bytes_buffered += n;
+	r->cbytes[d->auth] += n;
 	d->cost += n;
 	return true;
 }
@@ -534,6 +944,13 @@ static void keep_raw(struct netoops_reasm *r, struct rdump *d,
 	d->raw_len[pkt->pkt_index] = (uint32_t)pkt->raw_len;
 }
 
+/* One more copy of datagram @idx of @d. */
+static void count_copy(struct rdump *d, uint32_t idx)
+{
+	if (d->copies[idx] < UINT8_MAX)
+		d->copies[idx]++;
+}
+
 /* Add a data packet to open dump @d. */
 static int put_data(struct netoops_reasm *r, struct rdump *d,
 		    const struct netoops_packet *pkt, uint64_t now_ms,
@@ -545,6 +962,7 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 		if (d->crcs[pkt->pkt_index] != pkt->checksum)
 			return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT,
 				      -EEXIST);
+		count_copy(d, pkt->pkt_index);
 		d->duplicates++;
 		r->st.duplicates++;
 		return NETOOPS_REASM_DUPLICATE;
@@ -577,11 +995,7 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 	set_range(d->have, pkt->payload_off, pkt->chunk_len);
 	set_bit(d->got, pkt->pkt_index);
 	d->crcs[pkt->pkt_index] = pkt->checksum;
-	/* authenticated only if every datagram used was, with one key */
-	if (!pkt->verified || (d->received && pkt->key_id != d->key_id))
-		d->unauth = true;
-	if (!d->received)
-		d->key_id = pkt->key_id;
+	count_copy(d, pkt->pkt_index);
 	d->received++;
 	d->last_ms = now_ms;
 	r->st.accepted++;
@@ -651,7 +1065,10 @@ static int put_parity(struct netoops_reasm *r, struct rdump *d,
 	return NETOOPS_REASM_ACCEPTED;
 }
 
-/* Check a rebuilt datagram and add it to @d. */
+/*
+ * Check a rebuilt datagram and add it to @d: like a received one, it must
+ * be verified with the dump's key to join an authenticated dump.
+ */
 static void put_rebuilt(struct netoops_reasm *r, struct rdump *d,
 			const uint8_t *buf, size_t cap, uint32_t idx,
 			uint64_t now_ms, struct netoops_packet *np)
@@ -668,6 +1085,7 @@ static void put_rebuilt(struct netoops_reasm *r, struct rdump *d,
 	    np->payload_total != d->payload_total ||
 	    np->dump_id != d->dump_id || memcmp(np->boot_id, d->boot_id, 16) ||
 	    (r->verify && r->verify(r->verify_ctx, np)) ||
+	    (d->auth && (!np->verified || np->key_id != d->key_id)) ||
 	    put_data(r, d, np, now_ms, NULL) != NETOOPS_REASM_ACCEPTED) {
 		r->st.fec_failed++;
 		return;
@@ -750,13 +1168,77 @@ static const struct rpar *group_of(const struct rdump *d, uint32_t idx)
 	return NULL;
 }
 
+
+/* A copy of a datagram of completed dump @d. */
+static int put_late(struct netoops_reasm *r, struct rdump *d,
+		    const struct netoops_packet *pkt,
+		    enum netoops_err *ret_reason)
+{
+	uint32_t idx = pkt->pkt_index;
+
+	if (pkt->is_parity) {
+		r->st.late_parity++;
+		return NETOOPS_REASM_DUPLICATE;
+	}
+	if (d->crcs[idx] != pkt->checksum)
+		return refuse(r, ret_reason, NETOOPS_ERR_CONFLICT, -EEXIST);
+	count_copy(d, idx);
+	r->st.duplicates++;
+	/* the sender's own repeats are duplicates; more is someone else */
+	if (d->copies[idx] > NETOOPS_REASM_MAX_COPIES) {
+		r->st.replays++;
+		if (ret_reason)
+			*ret_reason = NETOOPS_ERR_REPLAY;
+	}
+	return NETOOPS_REASM_DUPLICATE;
+}
+
+/*
+ * Whether data datagram @pkt may join dump @d: 0 if so, 1 if @d was
+ * discarded for it (a new dump must be opened), or a refusal.
+ */
+static int check_class(struct netoops_reasm *r, struct rdump *d,
+		       const struct netoops_packet *pkt,
+		       enum netoops_err *ret_reason)
+{
+	int c = pkt->verified ? AUTH : UNAUTH;
+
+	if (d->auth == c && (c == UNAUTH || d->key_id == pkt->key_id))
+		return 0;
+	/* verified data replaces unverified data, or a parity-only dump */
+	if ((c == AUTH && d->auth == UNAUTH) || (!d->done && !d->received)) {
+		if (d->done)
+			forget_tomb(r, d);
+		else
+			drop_open(r, d, NULL);
+		r->st.displaced++;
+		return 1;
+	}
+	return refuse(r, ret_reason, NETOOPS_ERR_DOWNGRADE, -EACCES);
+}
+
 int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		      size_t src_key_len, const struct netoops_packet *pkt,
 		      uint64_t now_ms, struct netoops_dump **ret_done,
 		      enum netoops_err *ret_reason)
 {
+	const struct netoops_src src = {
+		.key = src_key, .key_len = src_key_len, .addr_len = src_key_len,
+	};
+
+	return netoops_reasm_add_src(r, &src, pkt, now_ms, ret_done,
+				     ret_reason);
+}
+
+int netoops_reasm_add_src(struct netoops_reasm *r,
+			  const struct netoops_src *src,
+			  const struct netoops_packet *pkt, uint64_t now_ms,
+			  struct netoops_dump **ret_done,
+			  enum netoops_err *ret_reason)
+{
 	const struct rpar *g;
 	struct rdump **pp, *d;
+	struct raddr *a;
 	uint64_t h, cost;
 	int rc;
 
@@ -764,9 +1246,10 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		*ret_done = NULL;
 	if (ret_reason)
 		*ret_reason = NETOOPS_OK;
-	if (!r || !pkt || !ret_done || src_key_len > NETOOPS_SRC_KEY_MAX ||
-	    (src_key_len && !src_key) || !pkt->pkt_count ||
-	    pkt->pkt_index >= pkt->pkt_count ||
+	if (!r || !src || !pkt || !ret_done ||
+	    src->key_len > NETOOPS_SRC_KEY_MAX ||
+	    src->addr_len > src->key_len || (src->key_len && !src->key) ||
+	    !pkt->pkt_count || pkt->pkt_index >= pkt->pkt_count ||
 	    (uint64_t)pkt->payload_off + pkt->chunk_len > pkt->payload_total ||
 	    (pkt->chunk_len && !pkt->chunk) ||
 	    (pkt->is_parity &&
@@ -780,6 +1263,8 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		return refuse(r, ret_reason, NETOOPS_ERR_INVALID, -EINVAL);
 	}
 	r->st.packets++;
+	if (now_ms > r->now)
+		r->now = now_ms;
 	if (pkt->is_parity && !r->rebuild) {
 		r->st.parity_ignored++;
 		if (ret_reason)
@@ -787,23 +1272,22 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		return NETOOPS_REASM_DUPLICATE;
 	}
 
-	h = key_hash(src_key, src_key_len, pkt->boot_id, pkt->dump_id);
-	pp = lookup(r, h, src_key, src_key_len, pkt->boot_id, pkt->dump_id);
+	h = key_hash(src->key, src->key_len, pkt->boot_id, pkt->dump_id);
+	pp = lookup(r, h, src->key, src->key_len, pkt->boot_id, pkt->dump_id);
 	d = *pp;
+	/* parity adds no data of its own: it joins a dump of either class */
+	if (d && !pkt->is_parity) {
+		rc = check_class(r, d, pkt, ret_reason);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			d = NULL;
+	}
 	if (d && (d->pkt_count != pkt->pkt_count ||
 		  d->payload_total != pkt->payload_total))
 		return refuse(r, ret_reason, NETOOPS_ERR_MISMATCH, -EEXIST);
-	if (d && d->done) {
-		if (pkt->is_parity) {
-			r->st.late_parity++;
-			return NETOOPS_REASM_DUPLICATE;
-		}
-		r->st.duplicates++;
-		r->st.replays++;
-		if (ret_reason)
-			*ret_reason = NETOOPS_ERR_REPLAY;
-		return NETOOPS_REASM_DUPLICATE;
-	}
+	if (d && d->done)
+		return put_late(r, d, pkt, ret_reason);
 
 	if (!d) {
 		if (pkt->pkt_count > r->lim.max_pkts_per_dump)
@@ -812,26 +1296,33 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 		if (pkt->payload_total > r->lim.max_bytes_per_dump)
 			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_BYTES,
 				      -EMSGSIZE);
-		if (r->open.n >= r->lim.max_dumps)
-			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_DUMPS,
-				      -ENOSPC);
-		if (open_for_source(r, src_key, src_key_len) >=
+		if (open_for_source(r, src->key, src->key_len) >=
 		    r->lim.max_dumps_per_source)
 			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_SOURCE,
 				      -ENOSPC);
-		cost = netoops_reasm_cost(pkt->pkt_count, pkt->payload_total);
-		if (cost > r->lim.max_bytes_total - r->st.bytes_buffered ||
-		    r->st.bytes_buffered > r->lim.max_bytes_total)
-			return refuse(r, ret_reason, NETOOPS_ERR_LIMIT_MEMORY,
-				      -ENOBUFS);
-		d = new_dump(h, src_key, src_key_len, pkt, now_ms, cost);
-		if (!d)
+		a = addr_get(r, src->key, src->addr_len);
+		if (!a)
 			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
 				      -ENOMEM);
+		cost = netoops_reasm_cost(pkt->pkt_count, pkt->payload_total);
+		rc = make_room(r, pkt->verified ? AUTH : UNAUTH, a, cost,
+			       ret_reason);
+		d = rc < 0 ? NULL : new_dump(h, src->key, src->key_len, pkt,
+					     now_ms, cost);
+		if (!d) {
+			addr_release(r, a);
+			return rc < 0 ? rc : refuse(r, ret_reason,
+						    NETOOPS_ERR_NOMEM,
+						    -ENOMEM);
+		}
+		/* evictions may have changed the hash chain */
+		pp = lookup(r, h, src->key, src->key_len, pkt->boot_id,
+			    pkt->dump_id);
 		d->hnext = NULL;
 		*pp = d;
-		list_add_tail(&r->open, d);
+		attach(r, d, a);
 		r->st.bytes_buffered += cost;
+		r->cbytes[d->auth] += cost;
 	}
 
 	if (pkt->is_parity)
@@ -841,8 +1332,7 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 	if (rc != NETOOPS_REASM_ACCEPTED)
 		return rc;
 	d->deadline = now_ms + r->lim.timeout_ms;
-	list_del(&r->open, d);
-	list_add_tail(&r->open, d);
+	touch(r, d);
 
 	if (d->fec && r->rebuild && d->received < d->pkt_count) {
 		if (pkt->is_parity)
@@ -855,12 +1345,12 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 	if (d->received < d->pkt_count)
 		return NETOOPS_REASM_ACCEPTED;
 
-	*ret_done = hand_out(r, d);
+	*ret_done = hand_out(d);
 	if (!*ret_done) {
 		/* keep it open: a later packet or expiry retries */
 		return refuse(r, ret_reason, NETOOPS_ERR_NOMEM, -ENOMEM);
 	}
-	list_del(&r->open, d);
+	detach(r, d);
 	add_tomb(r, d, now_ms);
 	r->st.completed++;
 	return NETOOPS_REASM_COMPLETE;
@@ -868,58 +1358,99 @@ int netoops_reasm_add(struct netoops_reasm *r, const void *src_key,
 
 static void drop_old_tombs(struct netoops_reasm *r, uint64_t now_ms)
 {
-	while (r->tombs.head && r->tombs.head->deadline <= now_ms) {
-		struct rdump *d = r->tombs.head;
-
-		list_del(&r->tombs, d);
-		unhash(r, d);
-		rdump_free(d);
-	}
+	while (r->tombs.head && r->tombs.head->deadline <= now_ms)
+		forget_tomb(r, r->tombs.head);
 }
 
-/* Hand out the head of the open list and forget it. */
-static int take_head(struct netoops_reasm *r, struct netoops_dump **ret)
+/* The open dump that expires first, of either class. */
+static struct rdump *first_open(const struct netoops_reasm *r)
 {
-	struct rdump *d = r->open.head;
+	struct rdump *u = r->open[UNAUTH].head, *a = r->open[AUTH].head;
 
-	*ret = hand_out(r, d);
+	if (!u || !a)
+		return u ?: a;
+	return a->deadline < u->deadline ? a : u;
+}
+
+/* The counter of a partial dump to discard rather than hand out, or NULL. */
+static uint64_t *junk(struct netoops_reasm *r, const struct rdump *d)
+{
+	uint64_t pct = r->lim.partial_min_pct;
+
+	if (!pct)
+		return NULL;
+	/* its address went over budget while it was open */
+	if (d->addr->over_until[d->auth] >= d->first_ms)
+		return &r->st.over_budget;
+	if (!d->received)
+		return &r->st.scant;
+	if (d->auth == UNAUTH &&
+	    (!d->meta || (uint64_t)d->received * 100 < pct * d->pkt_count))
+		return &r->st.scant;
+	return NULL;
+}
+
+/* Hand out open dump @d as partial (1), or discard it (0); -ENOMEM. */
+static int take(struct netoops_reasm *r, struct rdump *d,
+		struct netoops_dump **ret)
+{
+	uint64_t *why = junk(r, d);
+
+	if (why) {
+		drop_open(r, d, why);
+		return 0;
+	}
+	*ret = hand_out(d);
 	if (!*ret)
 		return -ENOMEM;
-	list_del(&r->open, d);
-	unhash(r, d);
-	rdump_free(d);
-	r->st.expired++;
+	drop_open(r, d, &r->st.expired);
 	return 1;
 }
 
 int netoops_reasm_expire(struct netoops_reasm *r, uint64_t now_ms,
 			 struct netoops_dump **ret)
 {
+	struct rdump *d;
+	int rc;
+
 	if (!r || !ret)
 		return -EINVAL;
 	*ret = NULL;
+	if (now_ms > r->now)
+		r->now = now_ms;
 	drop_old_tombs(r, now_ms);
-	if (!r->open.head || r->open.head->deadline > now_ms)
-		return 0;
-	return take_head(r, ret);
+	drop_old_idle(r);
+	while ((d = first_open(r)) && d->deadline <= now_ms) {
+		rc = take(r, d, ret);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int netoops_reasm_flush(struct netoops_reasm *r, struct netoops_dump **ret)
 {
+	struct rdump *d;
+	int rc;
+
 	if (!r || !ret)
 		return -EINVAL;
 	*ret = NULL;
-	if (!r->open.head)
-		return 0;
-	return take_head(r, ret);
+	while ((d = first_open(r))) {
+		rc = take(r, d, ret);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 uint64_t netoops_reasm_next_deadline(const struct netoops_reasm *r)
 {
+	const struct rdump *d = first_open(r);
 	uint64_t t = UINT64_MAX;
 
-	if (r->open.head)
-		t = r->open.head->deadline;
+	if (d)
+		t = d->deadline;
 	if (r->tombs.head && r->tombs.head->deadline < t)
 		t = r->tombs.head->deadline;
 	return t;

@@ -26,6 +26,8 @@ enum {
 	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
 	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY, OPT_PENDING_BYTES,
 	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_REQUIRE_AUTH,
+	OPT_MAX_PER_ADDR, OPT_MIN_PARTIAL,
+	OPT_SPOOL, OPT_SPOOL_BYTES, OPT_SPOOL_MEMORY, OPT_RESUME_BYTES,
 };
 
 static const struct option longopts[] = {
@@ -44,6 +46,10 @@ static const struct option longopts[] = {
 	{ "sync", required_argument, NULL, OPT_SYNC },
 	{ "store-queue", required_argument, NULL, OPT_STORE_QUEUE },
 	{ "pending-bytes", required_argument, NULL, OPT_PENDING_BYTES },
+	{ "spool", required_argument, NULL, OPT_SPOOL },
+	{ "spool-bytes", required_argument, NULL, OPT_SPOOL_BYTES },
+	{ "spool-memory", required_argument, NULL, OPT_SPOOL_MEMORY },
+	{ "resume-bytes", required_argument, NULL, OPT_RESUME_BYTES },
 	{ "finishers", required_argument, NULL, OPT_FINISHERS },
 	{ "finish-nice", required_argument, NULL, OPT_FINISH_NICE },
 	{ "source-key", required_argument, NULL, OPT_SOURCE_KEY },
@@ -51,6 +57,8 @@ static const struct option longopts[] = {
 	{ "max-packets-per-dump", required_argument, NULL, OPT_MAX_PKTS },
 	{ "max-bytes-per-dump", required_argument, NULL, OPT_MAX_DUMP_BYTES },
 	{ "max-dumps-per-source", required_argument, NULL, OPT_MAX_PER_SOURCE },
+	{ "max-dumps-per-addr", required_argument, NULL, OPT_MAX_PER_ADDR },
+	{ "min-partial-pct", required_argument, NULL, OPT_MIN_PARTIAL },
 	{ "max-open-dumps", required_argument, NULL, OPT_MAX_DUMPS },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "key", required_argument, NULL, OPT_KEY },
@@ -76,6 +84,17 @@ void usage(FILE *f)
 "                             steered to them by boot_id (default 2)\n"
 "  -d, --db PATH              SQLite database (default\n"
 "                             /var/lib/netoops/netoops.db)\n"
+"      --spool DIR            where each dump is written, flushed, before it\n"
+"                             is stored; kept there while the store fails\n"
+"                             (default: the --db path with .spool added)\n"
+"      --spool-bytes BYTES    most bytes of dumps in the spool (default 1G)\n"
+"      --spool-memory BYTES   most bytes of dumps held in memory when the\n"
+"                             spool cannot take them (disk full); more are\n"
+"                             refused, each logged (default 64M)\n"
+"      --resume-bytes BYTES   datagrams kept to complete partial dumps when\n"
+"                             the rest arrives, even after a restart: in\n"
+"                             memory and in the spool, each (default 64M;\n"
+"                             0 = none)\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
 "                             by `netoops decode`)\n"
 "      --key ID:HEX           MAC key of key id ID (repeatable); signed\n"
@@ -109,6 +128,12 @@ void usage(FILE *f)
 "      --max-packets-per-dump N   (default 4096)\n"
 "      --max-bytes-per-dump BYTES (default 1M)\n"
 "      --max-dumps-per-source N   open dumps per source (default 8)\n"
+"      --max-dumps-per-addr N     open dumps per IP address, authenticated\n"
+"                             and not each (default a quarter of\n"
+"                             --max-open-dumps); then its oldest is evicted\n"
+"      --min-partial-pct P    store a timed-out unauthenticated dump only if\n"
+"                             it has its metadata and P %% of its datagrams\n"
+"                             (default 10; 0 stores every partial dump)\n"
 "      --max-open-dumps N     open dumps in all (default 1024 per worker)\n"
 "      --max-memory BYTES     reassembly memory in all, split between\n"
 "                             workers (default 64M per worker)\n"
@@ -118,7 +143,8 @@ void usage(FILE *f)
 "  -h, --help                 this text\n"
 "\n"
 "Sizes take K, M, G suffixes.  SIGTERM or SIGINT: stop receiving, store\n"
-"every dump still open as partial, commit, write metrics, exit 0.\n", f);
+"every dump still open as partial, commit (what the store cannot take\n"
+"stays in the spool for the next start), write metrics, exit 0.\n", f);
 }
 
 void config_defaults(struct config *c)
@@ -133,7 +159,11 @@ void config_defaults(struct config *c)
 	c->pending_bytes = 256ull << 20;
 	c->finishers = 2;
 	c->finish_nice = 19;
+	c->spool_bytes = 1ull << 30;
+	c->spool_memory = 64ull << 20;
+	c->resume_bytes = 64ull << 20;
 	c->src_key = SRC_KEY_BOOT;
+	c->limits.partial_min_pct = 10;
 }
 
 void config_free(struct config *c)
@@ -147,6 +177,7 @@ void config_free(struct config *c)
 	free(c->metrics_listen);
 	free(c->metrics_file);
 	free(c->ready_file);
+	free(c->spool_dir);
 }
 
 /* Why a value was refused, for the message of the caller of apply(). */
@@ -379,6 +410,20 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		NUM(1u << 20, 1ull << 40);
 		c->pending_bytes = n;
 		break;
+	case OPT_SPOOL:
+		return set_str(&c->spool_dir, v);
+	case OPT_SPOOL_BYTES:
+		NUM(1u << 20, 1ull << 50);
+		c->spool_bytes = n;
+		break;
+	case OPT_SPOOL_MEMORY:
+		NUM(0, 1ull << 40);
+		c->spool_memory = n;
+		break;
+	case OPT_RESUME_BYTES:
+		NUM(0, 1ull << 40);
+		c->resume_bytes = n;
+		break;
 	case OPT_FINISHERS:
 		NUM(1, MAX_WORKERS);
 		c->finishers = n;
@@ -416,6 +461,14 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 	case OPT_MAX_DUMPS:
 		NUM(0, UINT32_MAX);
 		c->limits.max_dumps = n;
+		break;
+	case OPT_MAX_PER_ADDR:
+		NUM(0, UINT32_MAX);
+		c->limits.max_dumps_per_addr = n;	/* split in workers */
+		break;
+	case OPT_MIN_PARTIAL:
+		NUM(0, 100);
+		c->limits.partial_min_pct = n;
 		break;
 	case OPT_MAX_MEMORY:
 		NUM(0, 1ull << 40);

@@ -35,6 +35,28 @@ static int write_ready(struct daemon *d)
 	return r;
 }
 
+/* --spool by default: the database path with ".spool" added. */
+static int default_spool(struct config *c)
+{
+	const char *db = c->db;
+
+	if (!strncmp(db, "sqlite:", 7))
+		db += 7;
+	if (strstr(db, "://"))
+		return -EINVAL;
+	return asprintf(&c->spool_dir, "%s.spool", db) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * A store that cannot be opened for now (locked, disk full) does not stop
+ * netoopsd: dumps wait in the spool and the store thread opens it later.
+ */
+static bool store_open_transient(int err)
+{
+	return err == -EBUSY || err == -ENOSPC || err == -EDQUOT ||
+	       err == -EAGAIN;
+}
+
 static int open_archive(struct daemon *d)
 {
 	int fd;
@@ -70,6 +92,11 @@ int main(int argc, char **argv)
 		if (!d->cfg.db)
 			return 1;
 	}
+	if (!d->cfg.spool_dir && default_spool(&d->cfg) < 0) {
+		fprintf(stderr, "netoopsd: --spool DIR is needed with store %s\n",
+			d->cfg.db);
+		return 2;
+	}
 	/* --max-memory is for the whole daemon: each worker gets its share. */
 	if (d->cfg.limits.max_bytes_total)
 		d->cfg.limits.max_bytes_total /= d->cfg.workers;
@@ -89,9 +116,22 @@ int main(int argc, char **argv)
 
 	r = nstore_open(d->cfg.db, d->cfg.sync_normal ? NSTORE_SYNC_NORMAL : 0,
 			&d->store);
-	if (r < 0) {
+	if (r < 0 && !store_open_transient(r)) {
 		fprintf(stderr, "netoopsd: cannot open store %s: %s\n",
 			d->cfg.db, nstore_open_strerror(r));
+		return 1;
+	}
+	if (r < 0)
+		fprintf(stderr, "netoopsd: cannot open store %s yet: %s: dumps"
+			" wait in the spool\n", d->cfg.db,
+			nstore_open_strerror(r));
+	r = spool_open(d);
+	if (!r)
+		r = resume_open(d);
+	if (r < 0) {
+		fprintf(stderr, "netoopsd: cannot open spool %s: %s\n",
+			d->cfg.spool_dir, r == -EBUSY ?
+			"in use by another netoopsd" : strerror(-r));
 		return 1;
 	}
 	r = open_archive(d);
@@ -154,6 +194,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "netoopsd: cannot write %s: %s\n",
 			d->cfg.metrics_file, strerror(-r));
 	metrics_http_stop(d);
+	resume_close(d);
+	spool_close(d);
 	nstore_close(d->store);
 	fprintf(stderr, "netoopsd: stored %llu dumps, exiting\n",
 		(unsigned long long)atomic_load(&d->sst.stored));

@@ -70,6 +70,7 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	struct out o = { .cap = 8192 };
 	uint64_t pk = 0, by = 0, kd = 0, proc = 0, acc = 0, dup = 0;
 	uint64_t comp = 0, part = 0, open = 0, buf = 0, fr = 0, ff = 0;
+	uint64_t ev = 0, ob = 0, sc = 0, dis = 0;
 	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum, last = 0;
 	int i, k;
 
@@ -93,6 +94,10 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 		buf += LOAD(s->bytes_buffered);
 		fr += LOAD(s->fec_rebuilt);
 		ff += LOAD(s->fec_failed);
+		ev += LOAD(s->dumps_evicted);
+		ob += LOAD(s->dumps_over_budget);
+		sc += LOAD(s->dumps_scant);
+		dis += LOAD(s->dumps_displaced);
 		for (k = 1; k < DROP__MAX; k++)
 			drops[k] += LOAD(s->dropped[k]);
 	}
@@ -123,6 +128,16 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	    "netoops_dumps_total{state=\"complete\"} %llu\n"
 	    "netoops_dumps_total{state=\"partial\"} %llu\n",
 	    (unsigned long long)comp, (unsigned long long)part);
+	put(&o, "# HELP netoops_dumps_discarded_total Unfinished dumps dropped,"
+	    " not stored: evicted for room, from an address over its budget,"
+	    " too little received, or replaced by authenticated data.\n"
+	    "# TYPE netoops_dumps_discarded_total counter\n"
+	    "netoops_dumps_discarded_total{reason=\"evicted\"} %llu\n"
+	    "netoops_dumps_discarded_total{reason=\"over_budget\"} %llu\n"
+	    "netoops_dumps_discarded_total{reason=\"scant\"} %llu\n"
+	    "netoops_dumps_discarded_total{reason=\"displaced\"} %llu\n",
+	    (unsigned long long)ev, (unsigned long long)ob,
+	    (unsigned long long)sc, (unsigned long long)dis);
 	metric(&o, "netoops_dumps_payload_errors_total", "counter",
 	       "Complete dumps whose payload did not decompress.",
 	       LOAD(d->sst.payload_errors));
@@ -134,7 +149,45 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	metric(&o, "netoops_dumps_lost_total", "counter",
 	       "Dumps a store or conversion failure lost.", LOAD(d->sst.lost));
 	metric(&o, "netoops_store_errors_total", "counter",
-	       "Failed store transactions.", LOAD(d->sst.errors));
+	       "Failed store transactions (each retry counts).",
+	       LOAD(d->sst.errors));
+	metric(&o, "netoops_dumps_spooled_total", "counter",
+	       "Dumps written to the spool, flushed, before the store.",
+	       LOAD(d->spst.spooled));
+	metric(&o, "netoops_spool_write_errors_total", "counter",
+	       "Batches of dumps the spool could not write (held in memory).",
+	       LOAD(d->spst.write_errors));
+	metric(&o, "netoops_dumps_refused_total", "counter",
+	       "Dumps refused: the spool could not write them and"
+	       " --spool-memory was full (also counted as lost).",
+	       LOAD(d->spst.refused));
+	metric(&o, "netoops_spool_set_aside_total", "counter",
+	       "Spool files that could not be read, renamed *.bad.",
+	       LOAD(d->spst.set_aside));
+	metric(&o, "netoops_spool_dumps", "gauge",
+	       "Dumps waiting for the store (in the spool or in memory).",
+	       LOAD(d->spst.waiting));
+	metric(&o, "netoops_spool_bytes", "gauge",
+	       "Bytes of spool files.", LOAD(d->spst.disk_bytes));
+	metric(&o, "netoops_spool_memory_dumps", "gauge",
+	       "Dumps held in memory only: the spool could not write them.",
+	       LOAD(d->spst.held));
+	metric(&o, "netoops_spool_memory_bytes", "gauge",
+	       "Bytes of those dumps.", LOAD(d->spst.held_bytes));
+	metric(&o, "netoops_dumps_resumed_total", "counter",
+	       "Partial dumps whose kept datagrams went back into reassembly.",
+	       LOAD(d->spst.resumed));
+	metric(&o, "netoops_packets_resumed_total", "counter",
+	       "Kept datagrams fed back (also counted as processed).",
+	       LOAD(d->spst.resumed_packets));
+	metric(&o, "netoops_resume_files", "gauge",
+	       "Partial dumps whose datagrams are kept in the spool.",
+	       LOAD(d->spst.resume_files));
+	metric(&o, "netoops_resume_bytes", "gauge",
+	       "Bytes of those datagrams.", LOAD(d->spst.resume_bytes));
+	metric(&o, "netoops_resume_dropped_total", "counter",
+	       "Datagrams or resume files not kept (--resume-bytes, errors).",
+	       LOAD(d->spst.resume_dropped));
 	cnt = LOAD(d->sst.batches);
 	sum = LOAD(d->sst.latency_us_sum);
 	put(&o, "# HELP netoops_store_latency_seconds Time of one store"
@@ -166,7 +219,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	metric(&o, "netoops_open_dumps", "gauge",
 	       "Dumps being reassembled.", open);
 	metric(&o, "netoops_reassembly_bytes", "gauge",
-	       "Bytes accounted to open dumps.", buf);
+	       "Bytes accounted to open dumps and to the checksums kept of"
+	       " completed ones.", buf);
 	metric(&o, "netoops_start_time_ms", "gauge",
 	       "Unix time (ms) netoopsd started.", d->start_ms);
 	if (o.oom)

@@ -19,8 +19,12 @@
  *                    storm taking every packet in comes first, the
  *                    finishing catches up from memory (bounded by
  *                    --pending-bytes, then back-pressure).
- *   store x 1        owns the store; takes every record queued so far (up
- *                    to --batch) and commits them in one transaction.
+ *   spool x 1        takes every record queued so far (up to --batch) and
+ *                    writes them to one spool file, flushed (spool.c); the
+ *                    datagrams of partial dumps to resume files (resume.c).
+ *   store x 1        owns the store; commits the oldest spooled batch in
+ *                    one transaction, then removes its file; retries with
+ *                    backoff while the store fails.
  *   main             signals (sigwait), metrics file, HTTP (libmicrohttpd
  *                    runs its own thread).
  *
@@ -85,6 +89,12 @@ struct config {
 	} keys[MAX_KEYS];
 	int nr_keys;
 	bool require_auth;		/* --require-auth: refuse unsigned */
+	char *spool_dir;		/* --spool, default DB.spool */
+	uint64_t spool_bytes;		/* most bytes of batch files */
+	uint64_t spool_memory;		/* most bytes of dumps held in memory
+					 * when the spool cannot take them */
+	uint64_t resume_bytes;		/* datagrams kept to resume partial
+					 * dumps: in memory, and on disk */
 };
 
 /* Reasons a datagram is dropped beyond the decoder's enum netoops_err. */
@@ -108,6 +118,11 @@ struct worker_stats {
 	_Atomic uint64_t bytes_buffered;	/* gauge */
 	_Atomic uint64_t fec_rebuilt;		/* from the reassembler */
 	_Atomic uint64_t fec_failed;		/* from the reassembler */
+	/* dumps discarded, not stored (admission, netoops_reasm_add_src()) */
+	_Atomic uint64_t dumps_evicted;		/* from the reassembler */
+	_Atomic uint64_t dumps_over_budget;	/* from the reassembler */
+	_Atomic uint64_t dumps_scant;		/* from the reassembler */
+	_Atomic uint64_t dumps_displaced;	/* from the reassembler */
 };
 
 struct store_stats {
@@ -125,6 +140,23 @@ struct store_stats {
 	_Atomic uint64_t lat_bucket[8];		/* histogram, see metrics.c */
 };
 
+/* Spool and resume counters (spool.c, resume.c). */
+struct spool_stats {
+	_Atomic uint64_t spooled;		/* dumps written to the spool */
+	_Atomic uint64_t write_errors;		/* batches it could not write */
+	_Atomic uint64_t refused;		/* dumps refused: no room left */
+	_Atomic uint64_t set_aside;		/* unreadable batch files */
+	_Atomic uint64_t waiting;		/* gauge: dumps for the store */
+	_Atomic uint64_t disk_bytes;		/* gauge: batch files */
+	_Atomic uint64_t held;			/* gauge: dumps in memory only */
+	_Atomic uint64_t held_bytes;		/* gauge */
+	_Atomic uint64_t resumed;		/* dumps brought back */
+	_Atomic uint64_t resumed_packets;	/* datagrams brought back */
+	_Atomic uint64_t resume_files;		/* gauge */
+	_Atomic uint64_t resume_bytes;		/* gauge: on disk */
+	_Atomic uint64_t resume_dropped;	/* datagrams or files not kept */
+};
+
 struct worker {
 	struct daemon *d;
 	int idx;
@@ -133,6 +165,20 @@ struct worker {
 	int nfds;
 	struct netoops_reasm *reasm;
 	struct worker_stats st;
+	struct keeper *keep;		/* datagrams of open dumps (resume.c) */
+	bool replaying;			/* feeding back kept datagrams */
+};
+
+/*
+ * A finished dump on its way to the store: from a worker to a finisher
+ * (@nd), then to the spool thread (@rec).
+ */
+struct qdump {
+	struct netoops_dump *nd;
+	struct nstore_dump *rec;
+	uint8_t *dgrams;		/* datagrams of a partial dump, for
+					 * resuming it (resume.c), or NULL */
+	size_t dgrams_len;
 };
 
 /* A bounded FIFO of pointers, limited by count and by bytes. */
@@ -156,11 +202,14 @@ struct daemon {
 	int metrics_port;		/* bound HTTP port, 0 if none */
 	struct worker workers[MAX_WORKERS];
 	struct ptrq dq;			/* finished dumps -> finishers */
-	struct ptrq rq;			/* records -> store thread */
+	struct ptrq rq;			/* records -> spool thread */
 	pthread_t finishers[MAX_WORKERS];
-	struct nstore *store;
-	pthread_t store_thread;
+	struct nstore *store;		/* NULL until the store thread opens
+					 * it, when it failed at start */
+	struct spool *spool;		/* spool.c */
+	struct resume *resume;		/* resume.c */
 	struct store_stats sst;
+	struct spool_stats spst;
 	pthread_mutex_t archive_lock;	/* serializes archive writes */
 	FILE *archive;
 	uint64_t start_ms;		/* unix ms */
@@ -187,8 +236,38 @@ void sockets_close(struct daemon *d);
 /* worker.c */
 int workers_start(struct daemon *d);
 void workers_stop(struct daemon *d);
-int store_start(struct daemon *d);	/* finishers and store thread */
+int store_start(struct daemon *d);	/* finishers, spool and store */
 void store_stop(struct daemon *d);
+void ptrq_push(struct ptrq *q, void *item, uint64_t bytes);
+size_t ptrq_take(struct ptrq *q, void **out, size_t max);
+
+/* spool.c: spool and store threads */
+int spool_open(struct daemon *d);	/* before store_start() */
+int spool_start(struct daemon *d);
+void spool_stop(struct daemon *d);	/* after rq is closed */
+void spool_close(struct daemon *d);
+struct nspool *spool_files(struct daemon *d);	/* for resume.c */
+bool store_err_transient(int err);
+/* "host NAME boot_id HEX dump_id N", NAME escaped. */
+void dump_name(char *buf, size_t len, const char *host,
+	       const uint8_t boot_id[16], uint64_t dump_id);
+
+/* resume.c: datagrams of partial dumps, to complete them later */
+int resume_open(struct daemon *d);	/* after spool_open() */
+void resume_close(struct daemon *d);
+void keep_datagram(struct worker *w, const void *key, size_t key_len,
+		   const struct netoops_packet *np, uint64_t now);
+void keep_take(struct worker *w, const struct netoops_dump *nd,
+	       uint8_t **ret, size_t *ret_len);
+void keeper_free(struct keeper *k);
+bool resume_take(struct daemon *d, const uint8_t boot_id[16],
+		 uint64_t dump_id, uint8_t **ret, size_t *ret_len);
+void resume_release(struct daemon *d, const uint8_t boot_id[16],
+		    uint64_t dump_id);
+void resume_save(struct daemon *d, const struct nstore_dump *rec,
+		 const uint8_t *dgrams, size_t len);
+void resume_done(struct daemon *d, const uint8_t boot_id[16],
+		 uint64_t dump_id);
 
 /* metrics.c */
 char *metrics_render(struct daemon *d, size_t *ret_len);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netoopsd workers (decode, reassemble, expire, convert) and the store
- * thread (batched transactions).
+ * netoopsd workers (decode, reassemble, expire, convert); the spool and
+ * store threads are in spool.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #include "netoops_escape.h"
 #include "netoopsd.h"
+#include "store/spool.h"
 
 #define RELAXED memory_order_relaxed
 #define INC(x) atomic_fetch_add_explicit(&(x), 1, RELAXED)
@@ -51,7 +52,7 @@ static void ptrq_free(struct ptrq *q)
  * finishers, which slow the workers, which leave datagrams in the socket
  * buffers; what overflows those is counted by the kernel (SO_RXQ_OVFL).
  */
-static void ptrq_push(struct ptrq *q, void *item, uint64_t bytes)
+void ptrq_push(struct ptrq *q, void *item, uint64_t bytes)
 {
 	size_t i;
 
@@ -71,7 +72,7 @@ static void ptrq_push(struct ptrq *q, void *item, uint64_t bytes)
 }
 
 /* Up to @max items; 0 only once the queue is closed and empty. */
-static size_t ptrq_take(struct ptrq *q, void **out, size_t max)
+size_t ptrq_take(struct ptrq *q, void **out, size_t max)
 {
 	size_t n = 0;
 
@@ -193,14 +194,66 @@ static void key_to_src(const struct daemon *d, const struct netoops_dump *nd,
 		snprintf(buf, len, "%s:%u", a, ntohs(pn));
 }
 
-/* A finished dump (complete or partial) goes to the finishers. */
+static const char *nd_host(const struct netoops_dump *nd)
+{
+	return nd->has_meta && nd->meta.hostname[0] ? nd->meta.hostname : NULL;
+}
+
+/*
+ * A finished dump (complete or partial) goes to the finishers, a partial
+ * one with the datagrams kept of it (resume.c).
+ */
 static void finish_dump(struct worker *w, struct netoops_dump *nd)
 {
+	struct qdump *q;
+	char name[160];
+
 	if (nd->complete)
 		INC(w->st.dumps_complete);
 	else
 		INC(w->st.dumps_partial);
-	ptrq_push(&w->d->dq, nd, sizeof(*nd) + nd->payload_len);
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		dump_name(name, sizeof(name), nd_host(nd), nd->boot_id,
+			  nd->dump_id);
+		fprintf(stderr, "netoopsd: out of memory: dump lost: %s\n",
+			name);
+		INC(w->d->sst.lost);
+		q = &(struct qdump){ 0 };
+		keep_take(w, nd, &q->dgrams, &q->dgrams_len);
+		free(q->dgrams);
+		netoops_dump_free(nd);
+		return;
+	}
+	q->nd = nd;
+	keep_take(w, nd, &q->dgrams, &q->dgrams_len);
+	ptrq_push(&w->d->dq, q, sizeof(*nd) + nd->payload_len + q->dgrams_len);
+}
+
+static void process(struct worker *w, const uint8_t *buf, size_t len,
+		    const struct sockaddr_storage *src, uint64_t now);
+
+/*
+ * The first datagram of a dump stored partial whose datagrams were kept
+ * (resume.c): those go back into the reassembler first, so that the dump
+ * carries on where it stopped.
+ */
+static void resume(struct worker *w, const struct netoops_packet *np,
+		   const struct sockaddr_storage *src, uint64_t now)
+{
+	uint64_t before = atomic_load_explicit(&w->st.accepted, RELAXED);
+	size_t len, off, n;
+	uint8_t *buf;
+
+	if (!resume_take(w->d, np->boot_id, np->dump_id, &buf, &len))
+		return;
+	w->replaying = true;
+	for (off = 0; (n = nspool_dgram_len(buf + off, len - off)); off += n)
+		process(w, buf + off, n, src, now);
+	w->replaying = false;
+	if (atomic_load_explicit(&w->st.accepted, RELAXED) == before)
+		resume_release(w->d, np->boot_id, np->dump_id);
+	free(buf);
 }
 
 static void process(struct worker *w, const uint8_t *buf, size_t len,
@@ -231,15 +284,23 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 				  why : NETOOPS_ERR_INVALID]);
 		return;
 	}
-	if (d->archive) {
+	if (d->archive && !w->replaying) {
 		pthread_mutex_lock(&d->archive_lock);
 		fwrite(buf, 1, len, d->archive);
 		pthread_mutex_unlock(&d->archive_lock);
 	}
+	if (!w->replaying)
+		resume(w, &np, src, now);
 	klen = src_key(d, src, &np, key);
-	r = netoops_reasm_add(w->reasm, key, klen, &np, now, &done, &why);
+	{
+		/* family and IP, without the port: the per-address budget */
+		struct netoops_src s = { key, klen, key[0] == 6 ? 17 : 5 };
+
+		r = netoops_reasm_add_src(w->reasm, &s, &np, now, &done, &why);
+	}
 	if (r == NETOOPS_REASM_ACCEPTED) {
 		INC(w->st.accepted);
+		keep_datagram(w, key, klen, &np, now);
 	} else if (r == NETOOPS_REASM_DUPLICATE) {
 		if (why == NETOOPS_ERR_REPLAY && d->cfg.nr_keys)
 			INC(w->st.dropped[why]);
@@ -266,6 +327,11 @@ static void update_gauges(struct worker *w)
 			      RELAXED);
 	atomic_store_explicit(&w->st.fec_rebuilt, rs.fec_rebuilt, RELAXED);
 	atomic_store_explicit(&w->st.fec_failed, rs.fec_failed, RELAXED);
+	atomic_store_explicit(&w->st.dumps_evicted, rs.evicted, RELAXED);
+	atomic_store_explicit(&w->st.dumps_over_budget, rs.over_budget,
+			      RELAXED);
+	atomic_store_explicit(&w->st.dumps_scant, rs.scant, RELAXED);
+	atomic_store_explicit(&w->st.dumps_displaced, rs.displaced, RELAXED);
 }
 
 #define BATCH	64	/* datagrams per recvmmsg() */
@@ -401,6 +467,10 @@ int workers_start(struct daemon *d)
 	struct netoops_reasm_limits lim = d->cfg.limits;
 	int i, r;
 
+	/* like --max-open-dumps: a worker sees its share of each address */
+	if (lim.max_dumps_per_addr)
+		lim.max_dumps_per_addr = (lim.max_dumps_per_addr +
+					  d->cfg.workers - 1) / d->cfg.workers;
 	for (i = 0; i < d->cfg.workers; i++) {
 		struct worker *w = &d->workers[i];
 
@@ -451,9 +521,10 @@ static void *finisher_main(void *arg)
 	struct daemon *d = arg;
 	struct netoops_dump *nd;
 	struct nstore_dump *rec;
+	struct qdump *q;
 	void *items[16];
 	size_t n, i;
-	char buf[80];
+	char buf[160];
 	int perr, r;
 
 	pthread_setname_np(pthread_self(), "netoopsd-fin");
@@ -463,17 +534,23 @@ static void *finisher_main(void *arg)
 			uint64_t now_mono = mono_ms();
 			int64_t first_wall;
 
-			nd = items[i];
+			q = items[i];
+			nd = q->nd;
 			first_wall = (int64_t)wall_ms() -
 				     (int64_t)(now_mono - nd->first_ms);
 			perr = 0;
 			r = nstore_record_from_dump(nd, first_wall, &rec,
 						    &perr);
 			if (r < 0) {
+				dump_name(buf, sizeof(buf), nd_host(nd),
+					  nd->boot_id, nd->dump_id);
 				fprintf(stderr, "netoopsd: cannot convert"
-					" dump: %s\n", strerror(-r));
+					" dump: %s: dump lost: %s\n",
+					strerror(-r), buf);
 				INC(d->sst.lost);
 				netoops_dump_free(nd);
+				free(q->dgrams);
+				free(q);
 				continue;
 			}
 			if (perr)
@@ -482,6 +559,7 @@ static void *finisher_main(void *arg)
 			rec->src = strdup(buf);
 			rec->stored_ms = wall_ms();
 			netoops_dump_free(nd);
+			q->nd = NULL;
 			/* The store keeps the compressed payload when there
 			 * is one: the text was only needed for the signature.
 			 */
@@ -489,95 +567,15 @@ static void *finisher_main(void *arg)
 				free(rec->log);
 				rec->log = NULL;
 			}
-			ptrq_push(&d->rq, rec, rec->log_z ? rec->log_z_len :
-						rec->log_len);
+			q->rec = rec;
+			ptrq_push(&d->rq, q, (rec->log_z ? rec->log_z_len :
+					      rec->log_len) + q->dgrams_len);
 		}
 	}
 	return NULL;
 }
 
-/* ---- store thread ---------------------------------------------------- */
-
-/* Upper bounds (µs) of the store latency histogram, see metrics.c. */
-const uint64_t store_lat_bounds[8] = {
-	1000, 5000, 10000, 50000, 100000, 500000, 1000000, 5000000
-};
-
-/* -v: one line per stored dump; the sender's hostname escaped. */
-static void log_stored(const struct nstore_dump *rec)
-{
-	const char *host = rec->hostname ?: "?";
-	char boot[33], *esc = NULL;
-
-	nstore_boot_id_hex(rec->boot_id, boot);
-	netoops_escape(host, strlen(host), 0, 0, &esc, NULL);
-	fprintf(stderr, "netoopsd: stored #%lld %s/%llu %s %s%s\n",
-		(long long)rec->id, boot, (unsigned long long)rec->dump_id,
-		esc ?: "?", rec->complete ? "complete" : "partial",
-		rec->id ? "" : " (duplicate)");
-	free(esc);
-}
-
-static void *store_main(void *arg)
-{
-	struct daemon *d = arg;
-	struct nstore_dump **batch;
-	size_t n, i, dups;
-	uint64_t t0, us, max;
-	struct timespec a, b;
-	int r, k;
-
-	batch = calloc(d->cfg.batch, sizeof(*batch));
-	if (!batch) {
-		fprintf(stderr, "netoopsd: store: out of memory\n");
-		exit(1);
-	}
-	/* Not lowered: durability should not wait for the idle time of a
-	 * busy machine, and the store mostly waits for the disk anyway.
-	 */
-	pthread_setname_np(pthread_self(), "netoopsd-store");
-	while ((n = ptrq_take(&d->rq, (void **)batch, d->cfg.batch)) > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		dups = 0;
-		r = nstore_put(d->store, batch, n, &dups);
-		if (r == -EBUSY)	/* a long CLI read: try once more */
-			r = nstore_put(d->store, batch, n, &dups);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		us = (b.tv_sec - a.tv_sec) * 1000000ull +
-		     (b.tv_nsec - a.tv_nsec) / 1000;
-		if (r < 0) {
-			fprintf(stderr, "netoopsd: store: cannot write %zu"
-				" dumps: %s\n", n, strerror(-r));
-			INC(d->sst.errors);
-			atomic_fetch_add_explicit(&d->sst.lost, n, RELAXED);
-		} else {
-			atomic_fetch_add_explicit(&d->sst.stored, n - dups,
-						  RELAXED);
-			atomic_fetch_add_explicit(&d->sst.duplicates, dups,
-						  RELAXED);
-			t0 = wall_ms();
-			atomic_store_explicit(&d->sst.last_commit_ms, t0,
-					      RELAXED);
-		}
-		INC(d->sst.batches);
-		atomic_fetch_add_explicit(&d->sst.latency_us_sum, us, RELAXED);
-		max = atomic_load_explicit(&d->sst.latency_us_max, RELAXED);
-		if (us > max)
-			atomic_store_explicit(&d->sst.latency_us_max, us,
-					      RELAXED);
-		for (k = 0; k < 8; k++)
-			if (us <= store_lat_bounds[k])
-				INC(d->sst.lat_bucket[k]);
-		for (i = 0; i < n; i++) {
-			if (d->cfg.verbose && r == 0)
-				log_stored(batch[i]);
-			nstore_dump_free(batch[i]);
-		}
-	}
-	free(batch);
-	return NULL;
-}
-
+/* Finishers, then the spool and store threads (spool.c). */
 int store_start(struct daemon *d)
 {
 	int i, r;
@@ -587,11 +585,10 @@ int store_start(struct daemon *d)
 	if (!r)
 		r = ptrq_init(&d->rq, d->cfg.store_queue, d->cfg.pending_bytes,
 			      &d->sst.queued);
+	if (!r)
+		r = spool_start(d);
 	if (r)
 		return r;
-	r = pthread_create(&d->store_thread, NULL, store_main, d);
-	if (r)
-		return -r;
 	for (i = 0; i < d->cfg.finishers; i++) {
 		r = pthread_create(&d->finishers[i], NULL, finisher_main, d);
 		if (r)
@@ -600,7 +597,7 @@ int store_start(struct daemon *d)
 	return 0;
 }
 
-/* Call after workers_stop(): finishes and commits what is queued. */
+/* Call after workers_stop(): finishes, spools and commits what is queued. */
 void store_stop(struct daemon *d)
 {
 	int i;
@@ -609,7 +606,11 @@ void store_stop(struct daemon *d)
 	for (i = 0; i < d->cfg.finishers; i++)
 		pthread_join(d->finishers[i], NULL);
 	ptrq_close(&d->rq);
-	pthread_join(d->store_thread, NULL);
+	spool_stop(d);
 	ptrq_free(&d->dq);
 	ptrq_free(&d->rq);
+	for (i = 0; i < d->cfg.workers; i++) {
+		keeper_free(d->workers[i].keep);
+		d->workers[i].keep = NULL;
+	}
 }

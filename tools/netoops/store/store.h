@@ -150,9 +150,12 @@ typedef int (*nstore_bucket_cb)(const struct nstore_bucket *b, void *arg);
  * struct nstore_ops - what an implementation provides
  *
  * @put stores @n dumps in one transaction; a dump whose (boot_id, dump_id)
- * is already stored replaces it only when it is more complete (a complete
- * dump beats a partial one, a partial with more packets beats one with
- * fewer); otherwise it is counted in *ret_dups.  d->id is set.
+ * is already stored replaces it when it is authenticated and the stored
+ * one is not, or, authenticated alike (not, or with the same key), when it
+ * is more complete (a complete dump beats a partial one, a partial with
+ * more packets beats one with fewer): an unauthenticated copy never
+ * replaces an authenticated one.  Otherwise it is counted in *ret_dups.
+ * d->id is set.
  */
 struct nstore_ops {
 	const char *name;

@@ -111,9 +111,14 @@ static const char put_sql[] =
 	" sig_hash=excluded.sig_hash, log_len=excluded.log_len,"
 	" log=excluded.log, log_enc=excluded.log_enc,"
 	" auth_key=excluded.auth_key"
-	" WHERE excluded.complete > dumps.complete OR"
-	" (excluded.complete = dumps.complete AND"
-	"  excluded.pkt_received > dumps.pkt_received)"
+	/* authenticated beats unauthenticated; never the reverse, nor a copy
+	 * verified with another key; else the more complete copy wins
+	 */
+	" WHERE (excluded.auth_key IS NOT NULL AND dumps.auth_key IS NULL) OR"
+	" (excluded.auth_key IS dumps.auth_key AND"
+	"  (excluded.complete > dumps.complete OR"
+	"   (excluded.complete = dumps.complete AND"
+	"    excluded.pkt_received > dumps.pkt_received)))"
 	" RETURNING id";
 
 static int sq_err(int rc)

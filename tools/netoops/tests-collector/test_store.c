@@ -2,7 +2,8 @@
 /*
  * Store tests: SQLite round trip, replace-if-better, filters, buckets,
  * gap rendering, reader while a writer holds the database, whether a dump
- * was authenticated (round trip, filter, migration of a version 1 store),
+ * was authenticated (round trip, filter, migration of a version 1 store,
+ * never replaced by an unauthenticated copy),
  * the errors of opening what is not a usable store.
  */
 #include <errno.h>
@@ -325,19 +326,73 @@ static void test_auth_roundtrip(void **state)
 	for (i = 0; i < 4; i++)
 		nstore_dump_free(d[i]);
 
+	/* a more complete copy that is not signed does not replace a
+	 * signed one (test_auth_never_downgraded has the whole table)
+	 */
 	d[0] = mk(14, 1, "h", "r", "s", false, 2);
 	d[0]->authenticated = true;
 	d[0]->auth_key_id = 7;
 	d[1] = mk(14, 1, "h", "r", "s", true, 4);	/* not signed */
 	assert_int_equal(nstore_put(f->st, d, 2, &dups), 0);
-	assert_int_equal(dups, 0);
-	assert_int_equal(d[1]->id, d[0]->id);
+	assert_int_equal(dups, 1);
 	assert_int_equal(nstore_get(f->st, d[0]->id, &g), 0);
-	assert_true(g->complete);
-	assert_false(g->authenticated);
+	assert_false(g->complete);
+	assert_true(g->authenticated);
 	nstore_dump_free(g);
 	nstore_dump_free(d[0]);
 	nstore_dump_free(d[1]);
+}
+
+/*
+ * Item 4 of the collector issue: "most complete copy wins" never lets an
+ * unauthenticated copy (or one verified with another key) replace an
+ * authenticated row; an authenticated copy replaces an unauthenticated
+ * row even when less complete (it may be a forgery of its identity).
+ */
+static void test_auth_never_downgraded(void **state)
+{
+	static const struct {
+		int old_key, new_key;	/* -1: not authenticated */
+		bool old_complete, new_complete;
+		uint32_t old_pkts, new_pkts;
+		bool replaced;
+	} t[] = {
+		{ 7, -1, false, true, 2, 4, false },	/* the issue's case */
+		{ 7, -1, false, false, 2, 3, false },
+		{ 7, 9, false, true, 2, 4, false },	/* another key */
+		{ 7, 7, false, true, 2, 4, true },	/* same key, better */
+		{ 7, 7, true, false, 4, 3, false },	/* same key, worse */
+		{ -1, 7, true, false, 4, 1, true },	/* signed wins */
+		{ -1, -1, false, true, 2, 4, true },	/* no keys: as before */
+		{ -1, -1, true, false, 4, 3, false },
+	};
+	struct fx *f = *state;
+	struct nstore_dump *a, *b, *g;
+	size_t dups, i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		a = mk(20, i, "old", "r", "s", t[i].old_complete,
+		       t[i].old_pkts);
+		b = mk(20, i, "new", "r", "s", t[i].new_complete,
+		       t[i].new_pkts);
+		a->authenticated = t[i].old_key >= 0;
+		a->auth_key_id = a->authenticated ? (uint32_t)t[i].old_key : 0;
+		b->authenticated = t[i].new_key >= 0;
+		b->auth_key_id = b->authenticated ? (uint32_t)t[i].new_key : 0;
+		assert_int_equal(nstore_put(f->st, &a, 1, &dups), 0);
+		assert_int_equal(dups, 0);
+		assert_int_equal(nstore_put(f->st, &b, 1, &dups), 0);
+		assert_int_equal(dups, !t[i].replaced);
+		assert_int_equal(nstore_get(f->st, a->id, &g), 0);
+		print_message("  %zu: key %d -> %d: %s\n", i, t[i].old_key,
+			      t[i].new_key, g->hostname);
+		assert_string_equal(g->hostname, t[i].replaced ? "new" : "old");
+		assert_int_equal(g->authenticated, t[i].replaced ?
+				 b->authenticated : a->authenticated);
+		nstore_dump_free(g);
+		nstore_dump_free(a);
+		nstore_dump_free(b);
+	}
 }
 
 /* The schema of version 1 stores, as they were created. */
@@ -615,6 +670,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_auth_never_downgraded,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_if_better, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_filters_buckets, setup,

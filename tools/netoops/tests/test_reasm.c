@@ -3,8 +3,11 @@
  * Reassembly: any order completes, duplicates are counted, conflicts are
  * refused, loss gives a partial dump with the exact gap list once the
  * passed-in time says so, and every limit refuses with its errno and reason
- * and is counted.  Also the inflate helper on complete, partial, corrupt and
- * oversized payloads.
+ * and is counted.  Admission under pressure: budgets per address and per
+ * class (authenticated or not), eviction of the biggest holder's oldest
+ * dump, junk partial dumps discarded, and authenticated data never
+ * replaced or merged by unauthenticated data.  Also the inflate helper on
+ * complete, partial, corrupt and oversized payloads.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -138,8 +141,14 @@ static void test_any_order(void **state)
 		assert_int_equal(st.completed, 1);
 		assert_int_equal(st.accepted, f->d.n);
 		assert_int_equal(st.open_dumps, 0);
-		assert_int_equal(st.bytes_buffered, 0);
+		/* only the tombstone's checksums stay, until forgotten */
+		assert_true(st.bytes_buffered > 0 &&
+			    st.bytes_buffered < netoops_reasm_cost(f->d.n, 0));
 		netoops_dump_free(done);
+		assert_int_equal(netoops_reasm_expire(r, f->d.n - 1 + TIMEOUT,
+						      &done), 0);
+		netoops_reasm_get_stats(r, &st);
+		assert_int_equal(st.bytes_buffered, 0);
 		netoops_reasm_free(r);
 	}
 	free(order);
@@ -369,6 +378,10 @@ static void test_flush_and_sources(void **state)
 	assert_null(x);
 	netoops_reasm_get_stats(r, &st);
 	assert_int_equal(st.expired, 2);
+	/* the tombstones of the two complete ones, then nothing */
+	assert_true(st.bytes_buffered > 0);
+	assert_int_equal(netoops_reasm_expire(r, f->d.n + TIMEOUT, &x), 0);
+	netoops_reasm_get_stats(r, &st);
 	assert_int_equal(st.bytes_buffered, 0);
 	netoops_reasm_free(r);
 }
@@ -443,23 +456,34 @@ static void test_limits(void **state)
 			 NETOOPS_REASM_ACCEPTED);
 	netoops_reasm_free(r);
 
-	/* open dumps in all */
+	/* open dumps in all: a full pool evicts the least recently active
+	 * unauthenticated dump (each address holds one) and stays full
+	 */
 	r = reasm(0, 0, 0, 3, 0);
 	for (char s = 'a'; s < 'd'; s++)
-		assert_int_equal(netoops_reasm_add(r, &s, 1, &f->pkt[0], 0, &x,
+		assert_int_equal(netoops_reasm_add(r, &s, 1, &f->pkt[0], s, &x,
 						   &why),
 				 NETOOPS_REASM_ACCEPTED);
-	assert_int_equal(netoops_reasm_add(r, "d", 1, &f->pkt[0], 0, &x,
-					   &why), -ENOSPC);
-	assert_int_equal(why, NETOOPS_ERR_LIMIT_DUMPS);
-	/* expiring one makes room */
-	assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x), 1);
-	netoops_dump_free(x);
-	assert_int_equal(netoops_reasm_add(r, "d", 1, &f->pkt[0], TIMEOUT, &x,
+	assert_int_equal(netoops_reasm_add(r, "b", 1, &f->pkt[1], 'd', &x,
 					   &why), NETOOPS_REASM_ACCEPTED);
+	assert_int_equal(netoops_reasm_add(r, "d", 1, &f->pkt[0], 'e', &x,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(st.open_dumps, 3);
+	assert_int_equal(st.refused_limit, 0);
+	/* "a" was the one evicted: its next datagram opens a new dump */
+	assert_int_equal(netoops_reasm_add(r, "a", 1, &f->pkt[1], 'f', &x,
+					   &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.evicted, 2);
+	/* an evicted dump is never handed out */
+	assert_int_equal(netoops_reasm_flush(r, &x), 1);
+	assert_int_equal(x->src_key[0], 'b');
+	netoops_dump_free(x);
 	netoops_reasm_free(r);
 
-	/* bytes buffered in all */
+	/* bytes buffered in all: the same */
 	r = reasm(0, 0, 0, 0, 2 * cost + cost / 2);
 	for (char s = 'a'; s < 'c'; s++)
 		assert_int_equal(netoops_reasm_add(r, &s, 1, &f->pkt[0], 0, &x,
@@ -468,27 +492,305 @@ static void test_limits(void **state)
 	netoops_reasm_get_stats(r, &st);
 	assert_int_equal(st.bytes_buffered, 2 * cost);
 	assert_int_equal(netoops_reasm_add(r, "c", 1, &f->pkt[0], 0, &x,
-					   &why), -ENOBUFS);
-	assert_int_equal(why, NETOOPS_ERR_LIMIT_MEMORY);
+					   &why), NETOOPS_REASM_ACCEPTED);
 	netoops_reasm_get_stats(r, &st);
-	assert_int_equal(st.refused_limit, 1);
+	assert_int_equal(st.evicted, 1);
 	assert_int_equal(st.open_dumps, 2);
-	/* completing one releases its bytes */
+	assert_int_equal(st.bytes_buffered, 2 * cost);
+	/* completing one releases its bytes, but for its tombstone */
 	for (size_t i = 1; i < f->d.n; i++)
-		netoops_reasm_add(r, "a", 1, &f->pkt[i], 1, &x, &why);
+		netoops_reasm_add(r, "b", 1, &f->pkt[i], 1, &x, &why);
 	assert_non_null(x);
 	assert_true(x->complete);
 	netoops_dump_free(x);
 	netoops_reasm_get_stats(r, &st);
-	assert_int_equal(st.bytes_buffered, cost);
+	assert_true(st.bytes_buffered > cost &&
+		    st.bytes_buffered < cost + netoops_reasm_cost(f->d.n, 0));
+	/* a dump larger than the whole budget is refused, nothing evicted */
+	netoops_reasm_free(r);
+	r = reasm(0, 0, 0, 0, cost - 1);
 	assert_int_equal(netoops_reasm_add(r, "c", 1, &f->pkt[0], 2, &x,
-					   &why), NETOOPS_REASM_ACCEPTED);
+					   &why), -ENOBUFS);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_MEMORY);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.refused_limit, 1);
 	netoops_reasm_free(r);
 
 	/* the cost really grows with what the sender declares */
 	assert_true(netoops_reasm_cost(1, 1000) > 1000);
 	assert_true(netoops_reasm_cost(1000, 0) > netoops_reasm_cost(1, 0));
 	free(p);
+}
+
+/* Datagram @i of dump @id from address @addr (key "addr/id"). */
+static int add_from(struct netoops_reasm *r, const char *addr, size_t i,
+		    uint64_t id, uint64_t now, bool verified,
+		    struct fixture *f, struct netoops_dump **done,
+		    enum netoops_err *why)
+{
+	static uint8_t buf[MAX_PKT];
+	static struct netoops_packet p;
+	char key[32];
+	struct netoops_src src = { .key = key };
+
+	other_dump(f, i, id, buf, &p);
+	p.verified = verified;
+	p.key_id = verified ? 7 : 0;
+	src.addr_len = strlen(addr);
+	src.key_len = (size_t)snprintf(key, sizeof(key), "%s/%llu", addr,
+				       (unsigned long long)id);
+	return netoops_reasm_add_src(r, &src, &p, now, done, why);
+}
+
+/*
+ * Item 1 of the collector issue: one address opening dumps without end
+ * (first datagrams only) must not starve the others.  Pool of 16, budget of
+ * 4 per address: the flooder only ever evicts its own dumps, honest
+ * addresses keep theirs and complete; then many flooding addresses evict
+ * each other before any honest address with fewer dumps.
+ */
+static void test_admission(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm_limits lim = {
+		.max_dumps = 16, .timeout_ms = TIMEOUT,
+	};
+	struct netoops_reasm_stats st;
+	struct netoops_reasm *r;
+	struct netoops_dump *x;
+	enum netoops_err why;
+	uint64_t id, t = 1;
+	size_t i;
+	char a[16];
+
+	assert_int_equal(netoops_reasm_new(&lim, &r), 0);
+	/* three honest addresses each start a dump */
+	for (i = 0; i < 3; i++) {
+		snprintf(a, sizeof(a), "honest%zu", i);
+		assert_int_equal(add_from(r, a, 0, 1, t++, false, f, &x, &why),
+				 NETOOPS_REASM_ACCEPTED);
+		assert_int_equal(add_from(r, a, 1, 1, t++, false, f, &x, &why),
+				 NETOOPS_REASM_ACCEPTED);
+	}
+	/* one flooding address: 1000 dumps, all accepted, its own evicted */
+	for (id = 100; id < 1100; id++)
+		assert_int_equal(add_from(r, "flood", 0, id, t++, false, f, &x,
+					  &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.open_dumps, 3 + 4);
+	assert_int_equal(st.over_budget, 1000 - 4);
+	assert_int_equal(st.evicted, 0);
+	/* many flooding addresses fill the pool: they evict each other
+	 * (the most loaded address first, then dumps that never got a
+	 * second datagram), never an honest dump in progress
+	 */
+	for (id = 0; id < 500; id++) {
+		snprintf(a, sizeof(a), "f%03u", (unsigned int)(id % 50));
+		assert_int_equal(add_from(r, a, 0, 2000 + id, t++, false, f, &x,
+					  &why), NETOOPS_REASM_ACCEPTED);
+		/* honest ones send a datagram now and then, slowly */
+		if (id % 100 == 99)
+			for (i = 0; i < 3; i++) {
+				snprintf(a, sizeof(a), "honest%zu", i);
+				assert_int_equal(add_from(r, a, 2 + id / 100,
+							  1, t++, false, f,
+							  &x, &why),
+						 NETOOPS_REASM_ACCEPTED);
+			}
+	}
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.open_dumps, 16);
+	assert_true(st.evicted > 400);
+	assert_int_equal(st.refused_limit, 0);
+	/* the honest dumps are all there and complete */
+	for (i = 0; i < 3; i++) {
+		size_t k;
+
+		snprintf(a, sizeof(a), "honest%zu", i);
+		for (k = 7; k < f->d.n; k++)
+			add_from(r, a, k, 1, t++, false, f, &x, &why);
+		assert_non_null(x);
+		assert_true(x->complete);
+		assert_memory_equal(x->payload, f->text, TEXT_LEN);
+		netoops_dump_free(x);
+	}
+	netoops_reasm_free(r);
+}
+
+/*
+ * Authenticated dumps are never refused for room held by unauthenticated
+ * ones, and never evicted for them; an unauthenticated dump does not take
+ * room held by authenticated ones.
+ */
+static void test_admission_auth(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm_limits lim = {
+		.max_dumps = 8, .max_dumps_per_addr = 8, .timeout_ms = TIMEOUT,
+	};
+	struct netoops_reasm_stats st;
+	struct netoops_reasm *r;
+	struct netoops_dump *x;
+	enum netoops_err why;
+	uint64_t id, t = 1;
+	size_t k;
+
+	assert_int_equal(netoops_reasm_new(&lim, &r), 0);
+	/* the pool full of unauthenticated dumps from the same address */
+	for (id = 0; id < 8; id++)
+		assert_int_equal(add_from(r, "mix", 0, id, t++, false, f, &x,
+					  &why), NETOOPS_REASM_ACCEPTED);
+	/* authenticated ones from it take the room */
+	for (id = 100; id < 108; id++)
+		assert_int_equal(add_from(r, "mix", 0, id, t++, true, f, &x,
+					  &why), NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.evicted, 8);
+	/* now full of authenticated dumps: an unauthenticated one is
+	 * refused, whatever its address
+	 */
+	assert_int_equal(add_from(r, "other", 0, 200, t++, false, f, &x, &why),
+			 -ENOSPC);
+	assert_int_equal(why, NETOOPS_ERR_LIMIT_DUMPS);
+	/* another authenticated one evicts the largest holder's oldest */
+	assert_int_equal(add_from(r, "other", 0, 201, t++, true, f, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.evicted, 9);
+	/* the authenticated dumps complete, authenticated */
+	for (k = 1; k < f->d.n; k++)
+		add_from(r, "other", k, 201, t++, true, f, &x, &why);
+	assert_non_null(x);
+	assert_true(x->complete && x->authenticated);
+	assert_int_equal(x->auth_key_id, 7);
+	netoops_dump_free(x);
+	netoops_reasm_free(r);
+}
+
+/*
+ * With partial_min_pct, expired dumps with too little data, or from an
+ * address that went over budget, are discarded and counted, not handed
+ * out; a plain partial dump with enough data is handed out.
+ */
+static void test_partial_filter(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm_limits lim = {
+		.max_dumps = 16, .max_dumps_per_addr = 2,
+		.timeout_ms = TIMEOUT, .partial_min_pct = 10,
+	};
+	struct netoops_reasm_stats st;
+	struct netoops_reasm *r;
+	struct netoops_dump *x;
+	enum netoops_err why;
+	size_t k, tenth = (f->d.n + 9) / 10;
+
+	assert_true(f->d.n > 20);
+	assert_int_equal(netoops_reasm_new(&lim, &r), 0);
+	/* 1: only its first datagram */
+	add_from(r, "a", 0, 1, 1, false, f, &x, &why);
+	/* 2: a tenth of its datagrams, metadata included: kept */
+	for (k = 0; k < tenth; k++)
+		add_from(r, "b", k, 2, 1, false, f, &x, &why);
+	/* 3: the same amount but no metadata (not the first or last) */
+	for (k = 1; k <= tenth; k++)
+		add_from(r, "c", k, 3, 1, false, f, &x, &why);
+	/* 4: authenticated, its first datagram only: kept */
+	add_from(r, "d", 0, 4, 1, true, f, &x, &why);
+	/* 5: an address over its budget of 2: its survivors go too */
+	for (k = 0; k < 3; k++) {
+		size_t i;
+
+		for (i = 0; i < tenth; i++)
+			add_from(r, "e", i, 50 + k, 1, false, f, &x, &why);
+	}
+	assert_int_equal(netoops_reasm_expire(r, 1 + TIMEOUT, &x), 1);
+	assert_int_equal(x->src_key[0], 'b');
+	assert_false(x->complete);
+	netoops_dump_free(x);
+	assert_int_equal(netoops_reasm_expire(r, 1 + TIMEOUT, &x), 1);
+	assert_int_equal(x->src_key[0], 'd');
+	assert_true(x->authenticated);
+	netoops_dump_free(x);
+	assert_int_equal(netoops_reasm_expire(r, 1 + TIMEOUT, &x), 0);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.expired, 2);
+	assert_int_equal(st.scant, 2);
+	assert_int_equal(st.over_budget, 1 + 2);
+	assert_int_equal(st.open_dumps, 0);
+	netoops_reasm_free(r);
+
+	/* without partial_min_pct every expired dump is handed out */
+	lim.partial_min_pct = 0;
+	assert_int_equal(netoops_reasm_new(&lim, &r), 0);
+	add_from(r, "a", 0, 1, 1, false, f, &x, &why);
+	assert_int_equal(netoops_reasm_flush(r, &x), 1);
+	netoops_dump_free(x);
+	netoops_reasm_free(r);
+	lim.partial_min_pct = 101;
+	assert_int_equal(netoops_reasm_new(&lim, &r), -EINVAL);
+}
+
+/*
+ * Item 4 of the collector issue: authenticated data is never replaced or
+ * merged by unauthenticated data, nor by data verified with another key.
+ */
+static void test_downgrade(void **state)
+{
+	struct fixture *f = *state;
+	struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+	struct netoops_reasm_stats st;
+	struct netoops_dump *x;
+	enum netoops_err why;
+	size_t k;
+
+	/* a signed dump missing datagram 2 ... */
+	for (k = 0; k < f->d.n; k++)
+		if (k != 2)
+			assert_int_equal(add_from(r, "s", k, 1, 1, true, f,
+						  &x, &why),
+					 NETOOPS_REASM_ACCEPTED);
+	/* ... gets an unsigned datagram 2: refused */
+	assert_int_equal(add_from(r, "s", 2, 1, 2, false, f, &x, &why),
+			 -EACCES);
+	assert_int_equal(why, NETOOPS_ERR_DOWNGRADE);
+	assert_null(x);
+	/* the dump stays authenticated and partial */
+	assert_int_equal(netoops_reasm_flush(r, &x), 1);
+	assert_false(x->complete);
+	assert_true(x->authenticated);
+	assert_int_equal(x->pkts_received, f->d.n - 1);
+	netoops_dump_free(x);
+
+	/* unsigned first, then the signed dump: the unsigned one goes */
+	assert_int_equal(add_from(r, "s", 0, 2, 3, false, f, &x, &why),
+			 NETOOPS_REASM_ACCEPTED);
+	for (k = 0; k < f->d.n; k++)
+		assert_true(add_from(r, "s", k, 2, 4, true, f, &x, &why) >= 0);
+	assert_non_null(x);
+	assert_true(x->complete && x->authenticated);
+	assert_int_equal(x->pkts_received, f->d.n);
+	netoops_dump_free(x);
+	/* an unsigned copy of a completed signed dump: refused */
+	assert_int_equal(add_from(r, "s", 1, 2, 5, false, f, &x, &why),
+			 -EACCES);
+	assert_int_equal(why, NETOOPS_ERR_DOWNGRADE);
+
+	/* a completed unsigned dump is displaced by signed datagrams */
+	for (k = 0; k < f->d.n; k++)
+		add_from(r, "u", k, 3, 6, false, f, &x, &why);
+	assert_non_null(x);
+	assert_false(x->authenticated);
+	netoops_dump_free(x);
+	for (k = 0; k < f->d.n; k++)
+		assert_true(add_from(r, "u", k, 3, 7, true, f, &x, &why) >= 0);
+	assert_non_null(x);
+	assert_true(x->complete && x->authenticated);
+	netoops_dump_free(x);
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.downgrades, 2);
+	assert_int_equal(st.displaced, 2);
+	netoops_reasm_free(r);
 }
 
 static void test_partial_inflate(void **state)
@@ -669,6 +971,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_and_sources, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admission, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_admission_auth, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_partial_filter, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_downgrade, setup,
+						teardown),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_partial_inflate),
 		cmocka_unit_test(test_inflate),

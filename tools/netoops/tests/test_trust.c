@@ -2,7 +2,8 @@
 /*
  * Authentication and loss recovery: MAC round trip; forged, altered (every
  * byte), replayed and unsigned datagrams refused with the right reason when
- * a key is configured; FEC parity identical to ISA-L's encoder, every
+ * a key is configured, a sender's own repeated copies counted as
+ * duplicates; FEC parity identical to ISA-L's encoder, every
  * erasure pattern of up to m datagrams per group rebuilt exactly, m + 1
  * giving a partial dump with the exact gaps.
  */
@@ -217,6 +218,12 @@ static void test_mac_every_byte(void **state)
 	free(p);
 }
 
+/*
+ * Item 11 of the collector issue: the kernel's repeat=N sends every
+ * datagram N times (N <= 16).  Those copies are duplicates, with a key or
+ * without; only a copy beyond what any sender repeats is a replay, and a
+ * copy that differs from what was received is a conflict.
+ */
 static void test_replay(void **state)
 {
 	struct netoops_packet *p = malloc(sizeof(*p));
@@ -226,7 +233,7 @@ static void test_replay(void **state)
 	struct netoops_dump *done = NULL;
 	enum netoops_err why;
 	struct tu_dump d;
-	size_t zl = make_payload(8000, 4), i;
+	size_t zl = make_payload(8000, 4), i, copy;
 	int rc = -1;
 	(void)state;
 
@@ -239,7 +246,22 @@ static void test_replay(void **state)
 	}
 	assert_int_equal(rc, NETOOPS_REASM_COMPLETE);
 	netoops_dump_free(done);
-	/* the same datagrams again, even from another source port */
+	/* the sender's repeats: copies 2 to 16 of every datagram */
+	for (copy = 2; copy <= NETOOPS_REASM_MAX_COPIES; copy++)
+		for (i = 0; i < d.n; i++) {
+			assert_int_equal(check(d.pkt[i], d.len[i], p, true),
+					 NETOOPS_OK);
+			rc = netoops_reasm_add(r, "s", 1, p, 20 + copy, &done,
+					       &why);
+			assert_int_equal(rc, NETOOPS_REASM_DUPLICATE);
+			assert_int_equal(why, NETOOPS_OK);
+			assert_null(done);
+		}
+	netoops_reasm_get_stats(r, &st);
+	assert_int_equal(st.replays, 0);
+	assert_int_equal(st.duplicates,
+			 (NETOOPS_REASM_MAX_COPIES - 1) * d.n);
+	/* one copy more than any sender repeats: replays */
 	for (i = 0; i < d.n; i++) {
 		assert_int_equal(check(d.pkt[i], d.len[i], p, true),
 				 NETOOPS_OK);
@@ -248,8 +270,15 @@ static void test_replay(void **state)
 		assert_int_equal(why, NETOOPS_ERR_REPLAY);
 		assert_null(done);
 	}
+	/* a datagram that is not the one received: a conflict */
+	assert_int_equal(check(d.pkt[0], d.len[0], p, true), NETOOPS_OK);
+	p->checksum ^= 1;
+	assert_int_equal(netoops_reasm_add(r, "s", 1, p, 500, &done, &why),
+			 -EEXIST);
+	assert_int_equal(why, NETOOPS_ERR_CONFLICT);
 	netoops_reasm_get_stats(r, &st);
 	assert_int_equal(st.replays, d.n);
+	assert_int_equal(st.conflicts, 1);
 	assert_int_equal(st.completed, 1);
 	assert_int_equal(st.open_dumps, 0);
 	/*
@@ -643,6 +672,7 @@ static struct netoops_dump *feed(const struct auth_in *in, size_t n,
 	struct netoops_reasm *r;
 	struct netoops_dump *done = NULL, *got = NULL;
 	size_t i;
+	int rc;
 
 	assert_non_null(p);
 	assert_int_equal(netoops_reasm_new(NULL, &r), 0);
@@ -656,8 +686,9 @@ static struct netoops_dump *feed(const struct auth_in *in, size_t n,
 		assert_int_equal(netoops_auth_verify(p, false, in[i].lk, NULL,
 						     NULL), 0);
 		assert_int_equal(p->verified, p->has_mac && in[i].lk);
-		assert_true(netoops_reasm_add(r, "s", 1, p, 1, &done,
-					      NULL) >= 0);
+		rc = netoops_reasm_add(r, "s", 1, p, 1, &done, NULL);
+		/* refused: unverified data for an authenticated dump */
+		assert_true(rc >= 0 || rc == -EACCES);
 		if (done) {
 			assert_null(got);
 			got = done;
@@ -720,14 +751,22 @@ static void test_dump_authenticated(void **state)
 	assert_int_equal(dump->auth_key_id, OTHER_KEY_ID);
 	netoops_dump_free(dump);
 
-	/* one datagram (first, middle or last) not checked: not */
+	/* one datagram (first, middle or last) not checked: it never
+	 * joins the verified ones (first: the verified ones that follow
+	 * replace it), the dump stays authenticated, without it
+	 */
 	for (i = 0; i < d.n; i += d.n / 2 - 1) {
+		struct netoops_reasm_stats st;
+
 		n = inputs(&d, lookup, SIZE_MAX, in);
 		in[i].lk = NULL;
-		dump = feed(in, n, NULL, NULL);
-		assert_true(dump->complete);
-		assert_false(dump->authenticated);
-		assert_int_equal(dump->auth_key_id, 0);
+		dump = feed(in, n, NULL, &st);
+		assert_false(dump->complete);
+		assert_int_equal(dump->pkts_received, d.n - 1);
+		assert_true(dump->authenticated);
+		assert_int_equal(dump->auth_key_id, tu_key_id);
+		assert_int_equal(st.displaced + st.downgrades, 1);
+		assert_int_equal(st.displaced, i == 0);
 		netoops_dump_free(dump);
 	}
 
@@ -746,7 +785,8 @@ static void test_dump_authenticated(void **state)
 	netoops_dump_free(dump);
 
 	/* the same dump, datagrams alternately signed with keys 7 and 9,
-	 * each verifying: mixed keys, not authenticated
+	 * each verifying: the holder of key 9 cannot add to (nor downgrade)
+	 * a dump of key 7
 	 */
 	for (i = 0; i < d.n; i++) {
 		const struct tu_dump *s = i % 2 ? &d9 : &d;
@@ -756,9 +796,10 @@ static void test_dump_authenticated(void **state)
 		mix[i].lk = lookup2;
 	}
 	dump = feed(mix, d.n, NULL, NULL);
-	assert_true(dump->complete);
-	assert_memory_equal(dump->payload, zpay, zl);
-	assert_false(dump->authenticated);
+	assert_false(dump->complete);
+	assert_int_equal(dump->pkts_received, (d.n + 1) / 2);
+	assert_true(dump->authenticated);
+	assert_int_equal(dump->auth_key_id, tu_key_id);
 	netoops_dump_free(dump);
 
 	/* a partial dump whose datagrams all verified: authenticated (the
@@ -776,9 +817,10 @@ static void test_dump_authenticated(void **state)
 }
 
 /*
- * FEC: a rebuilt datagram counts as verified only when the verify
- * callback verified its MAC with a key; parity datagrams themselves do not
- * count (unverified parity leaves a dump of verified data authenticated).
+ * FEC: a rebuilt datagram joins an authenticated dump only when the verify
+ * callback verified its MAC with the dump's key; parity datagrams
+ * themselves do not count (unverified parity leaves a dump of verified
+ * data authenticated).
  */
 static void test_dump_authenticated_fec(void **state)
 {
@@ -804,18 +846,22 @@ static void test_dump_authenticated_fec(void **state)
 	assert_memory_equal(dump->payload, zpay, zl);
 	netoops_dump_free(dump);
 
-	/* rebuilt but accepted without a key check: not authenticated */
+	/* rebuilt but accepted without a key check: it may not join the
+	 * verified data (the parity was not verified either), so the dump
+	 * stays authenticated and partial
+	 */
 	dump = feed(in, n, verify_none, &st);
-	assert_true(dump->complete);
-	assert_int_equal(dump->pkts_rebuilt, 1);
-	assert_false(dump->authenticated);
+	assert_false(dump->complete);
+	assert_int_equal(dump->pkts_rebuilt, 0);
+	assert_true(st.fec_failed >= 1);	/* once per datagram after */
+	assert_true(dump->authenticated);
 	netoops_dump_free(dump);
 
-	/* rebuilt with no verify callback at all: not authenticated */
+	/* rebuilt with no verify callback at all: the same */
 	dump = feed(in, n, NULL, &st);
-	assert_true(dump->complete);
-	assert_int_equal(dump->pkts_rebuilt, 1);
-	assert_false(dump->authenticated);
+	assert_false(dump->complete);
+	assert_true(st.fec_failed >= 1);
+	assert_true(dump->authenticated);
 	netoops_dump_free(dump);
 
 	/* nothing lost, parity not checked with a key: still authenticated */

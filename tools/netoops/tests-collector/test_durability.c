@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoopsd loses no dump to a failing store or a restart: real encoded
+ * dumps over loopback, counted in the store through the CLI and in the
+ * daemon's Prometheus counters, the daemon's log read for the names.
+ *
+ *   store_locked    another process holds BEGIN EXCLUSIVE for 20 s while 20
+ *                   dumps arrive: 20 stored once it lets go, 0 lost
+ *   spool_restart   dumps spooled while the store is locked, SIGTERM: the
+ *                   next start stores them
+ *   disk_full       database and spool on a 4 MiB tmpfs, filled up: 40
+ *                   dumps held in memory, 40 stored once space is freed
+ *   refused         the same with --spool-memory 0: refused and counted,
+ *                   each named; netoopsd carries on
+ *   resume_restart  30 dumps half received, SIGTERM (30 partial), restart,
+ *                   the other halves: 30 complete, 0 partial
+ *   resume_timeout  a dump stored partial after --timeout-ms is completed
+ *                   by the datagrams that come later
+ *
+ * The tmpfs is mounted in a mount namespace of this test's own (as root,
+ * or in a user namespace); without either, those two cases are skipped.
+ * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
+ * Every wait is for a condition, bounded by a deadline; the 20 s of the
+ * lock are the scenario, not a wait.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "gen_dump.h"
+
+#define DEADLINE_MS	40000
+#define LOCK_MS		20000
+
+struct run {
+	char dir[64];		/* temporary directory */
+	char db[128];
+	char ready[128];
+	char log[128];		/* standard error of the last start */
+	int starts;
+	pid_t pid;
+	int port, mport;
+};
+
+/* The daemon of the running test, killed by teardown if the test fails. */
+static struct {
+	bool active;
+	pid_t pid;
+	char dir[64];
+} current;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000000 };
+
+	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
+}
+
+static void new_dir(struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	strcpy(r->dir, "/tmp/netoops-dur-XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
+	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
+	current.active = true;
+	memcpy(current.dir, r->dir, sizeof(current.dir));
+}
+
+/* Starts netoopsd on r->db; @extra: more arguments, NULL-terminated. */
+static void start(struct run *r, const char *timeout_ms,
+		  const char *const *extra)
+{
+	const char *bin = getenv("NETOOPSD");
+	uint64_t end = now_ms() + DEADLINE_MS;
+	FILE *f;
+
+	assert_non_null(bin);
+	unlink(r->ready);
+	snprintf(r->log, sizeof(r->log), "%s/netoopsd.%d.log", r->dir,
+		 ++r->starts);
+	r->pid = fork();
+	assert_true(r->pid >= 0);
+	current.pid = r->pid;
+	if (!r->pid) {
+		const char *argv[32] = {
+			bin, "--listen", "127.0.0.1", "--port", "0",
+			"--db", r->db, "--ready-file", r->ready,
+			"--metrics-listen", "127.0.0.1:0", "--timeout-ms",
+			timeout_ms, "--max-packet", "2048", "--workers", "2",
+			"--sync", "normal",
+		};
+		int n = 19, fd;
+
+		while (extra && *extra && n < 31)
+			argv[n++] = *extra++;
+		fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	while (!(f = fopen(r->ready, "r"))) {
+		int st;
+
+		if (waitpid(r->pid, &st, WNOHANG))
+			fail_msg("netoopsd exited before it was ready: see %s",
+				 r->log);
+		assert_true(now_ms() < end);
+		nap();
+	}
+	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", &r->port,
+				&r->mport), 2);
+	fclose(f);
+}
+
+/* SIGTERM; returns the exit status. */
+static int stop(struct run *r)
+{
+	int st;
+
+	assert_int_equal(kill(r->pid, SIGTERM), 0);
+	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
+	r->pid = 0;
+	current.pid = 0;
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void cleanup(struct run *r)
+{
+	char cmd[160];
+
+	current.active = false;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", r->dir);
+}
+
+static void send_pkts(int port, const struct gen_pkts *p, size_t from,
+		      size_t to)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	size_t i;
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = from; i < to; i++)
+		assert_int_equal(sendto(fd, p->buf[i], p->len[i], 0,
+					(struct sockaddr *)&sa, sizeof(sa)),
+				 (ssize_t)p->len[i]);
+	close(fd);
+}
+
+/* GET /metrics; the value of @name, or -1 if it is not there. */
+static double metric(const struct run *r, const char *name)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static char buf[65536];
+	size_t len = 0;
+	ssize_t n;
+	char req[128], *p;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons(r->mport);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n"
+		 "Host: 127.0.0.1\r\n\r\n");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	assert_non_null(strstr(buf, "200 OK"));
+	for (p = buf; (p = strstr(p, name)); p++)
+		if ((p == buf || p[-1] == '\n') && p[strlen(name)] == ' ')
+			return strtod(p + strlen(name), NULL);
+	return -1;
+}
+
+/* Waits until metric @name is at least @want; returns its value. */
+static double wait_metric(const struct run *r, const char *name,
+			  double want)
+{
+	uint64_t end = now_ms() + DEADLINE_MS;
+	double v;
+
+	while ((v = metric(r, name)) < want) {
+		if (now_ms() > end)
+			fail_msg("%s stayed at %g, wanted %g (log: %s)", name,
+				 v, want, r->log);
+		nap();
+	}
+	return v;
+}
+
+static void assert_metric(const struct run *r, const char *name,
+			  double want)
+{
+	double v = metric(r, name);
+
+	if (v != want)
+		fail_msg("%s is %g, wanted %g (log: %s)", name, v, want,
+			 r->log);
+}
+
+/* Dumps the CLI lists with @args (e.g. "--complete"). */
+static size_t cli_count(const struct run *r, const char *args)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	char cmd[512];
+	json_error_t err;
+	size_t n;
+	json_t *j;
+	FILE *f;
+
+	assert_non_null(bin);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list --json --no-log %s", bin,
+		 r->db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	j = json_loadf(f, 0, &err);
+	if (!j)
+		fail_msg("`%s`: bad JSON: %s", cmd, err.text);
+	assert_int_equal(pclose(f), 0);
+	assert_true(json_is_array(j));
+	n = json_array_size(j);
+	json_decref(j);
+	return n;
+}
+
+/* The stored log of the dump of @boot. */
+static char *cli_log(const struct run *r, const uint8_t boot[16],
+		     size_t *ret_len)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	char cmd[512], hex[33];
+	json_t *j, *d;
+	char *log = NULL;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", boot[i]);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list --json", bin, r->db);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	j = json_loadf(f, JSON_ALLOW_NUL, NULL);
+	assert_non_null(j);
+	assert_int_equal(pclose(f), 0);
+	json_array_foreach(j, i, d) {
+		if (strcmp(json_string_value(json_object_get(d, "boot_id")),
+			   hex))
+			continue;
+		*ret_len = json_string_length(json_object_get(d, "log"));
+		log = malloc(*ret_len + 1);
+		assert_non_null(log);
+		memcpy(log, json_string_value(json_object_get(d, "log")),
+		       *ret_len + 1);
+	}
+	json_decref(j);
+	assert_non_null(log);
+	return log;
+}
+
+static char *slurp(const char *path)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap);
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	fclose(f);
+	buf[len] = 0;
+	return buf;
+}
+
+/* The log names the dump of @boot (with dump_id 1) on a line with @what. */
+static void assert_named(const struct run *r, const char *log,
+			 const uint8_t boot[16], const char *what)
+{
+	char hex[33], needle[80];
+	const char *p, *line;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", boot[i]);
+	snprintf(needle, sizeof(needle), "boot_id %s dump_id 1", hex);
+	for (p = log; (p = strstr(p, needle)); p++) {
+		for (line = p; line > log && line[-1] != '\n'; line--)
+			;
+		if (memmem(line, p - line, what, strlen(what)))
+			return;
+	}
+	fail_msg("%s does not name %s on a line with \"%s\"", r->log, needle,
+		 what);
+}
+
+static void mkboot(uint8_t boot[16], int n)
+{
+	memset(boot, 0, 16);
+	boot[0] = 0xd0;
+	boot[1] = 0x0d;
+	boot[14] = n >> 8;
+	boot[15] = n;
+}
+
+/* @n complete dumps, boot ids from @first, hostnames "dur-N". */
+struct dumps {
+	size_t n;
+	uint8_t boot[64][16];
+	struct gen_pkts p[64];
+	char *log[64];
+	size_t len[64];
+};
+
+static void make_dumps(struct dumps *ds, size_t n, int first, size_t size,
+		       size_t max_pkt)
+{
+	struct gen_opts o = { .reason = 2, .release = "6.12.0",
+			      .compress = true, .max_pkt = max_pkt };
+	char host[32];
+	size_t i;
+
+	assert_true(n <= 64);
+	ds->n = n;
+	for (i = 0; i < n; i++) {
+		snprintf(host, sizeof(host), "dur-%d", first + (int)i);
+		o.hostname = host;
+		mkboot(ds->boot[i], first + i);
+		ds->log[i] = gen_log(size, "durable_fn", first + i,
+				     &ds->len[i]);
+		assert_int_equal(gen_dump(&ds->p[i], ds->boot[i], 1, &o,
+					  ds->log[i], ds->len[i]), 0);
+	}
+}
+
+static void free_dumps(struct dumps *ds)
+{
+	size_t i;
+
+	for (i = 0; i < ds->n; i++) {
+		gen_pkts_free(&ds->p[i]);
+		free(ds->log[i]);
+	}
+}
+
+static void send_all(const struct run *r, const struct dumps *ds)
+{
+	size_t i;
+
+	for (i = 0; i < ds->n; i++)
+		send_pkts(r->port, &ds->p[i], 0, ds->p[i].n);
+}
+
+/* Another process (this one) takes the write lock of the database. */
+static sqlite3 *lock_db(const struct run *r)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open_v2(r->db, &db, SQLITE_OPEN_READWRITE,
+					 NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL,
+				      NULL), SQLITE_OK);
+	return db;
+}
+
+static void unlock_db(sqlite3 *db)
+{
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* ---- a store that fails ---------------------------------------------- */
+
+static void test_store_locked(void **state)
+{
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct timespec rest;
+	struct run r;
+	uint64_t t0, left;
+	sqlite3 *db;
+	char *log;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	start(&r, "10000", NULL);
+	make_dumps(ds, 20, 100, 16000, 0);
+	db = lock_db(&r);
+	t0 = now_ms();
+	send_all(&r, ds);
+	/* the store refused at least once (after its 5 s busy timeout)... */
+	wait_metric(&r, "netoops_store_errors_total", 1);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_dumps_stored_total", 0);
+	/* ...the dumps are in the spool, flushed */
+	wait_metric(&r, "netoops_dumps_spooled_total", 20);
+	assert_metric(&r, "netoops_spool_dumps", 20);
+	left = now_ms() - t0 < LOCK_MS ? LOCK_MS - (now_ms() - t0) : 0;
+	rest.tv_sec = left / 1000;
+	rest.tv_nsec = left % 1000 * 1000000;
+	nanosleep(&rest, NULL);
+	unlock_db(db);
+	printf("database locked %.1f s: %g store errors, %g dumps spooled\n",
+	       (now_ms() - t0) / 1e3,
+	       metric(&r, "netoops_store_errors_total"),
+	       metric(&r, "netoops_dumps_spooled_total"));
+
+	wait_metric(&r, "netoops_dumps_stored_total", 20);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_spool_dumps", 0);
+	assert_metric(&r, "netoops_spool_bytes", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 20);
+	assert_int_equal(cli_count(&r, ""), 20);
+	/* every dump the store could not take is named */
+	log = slurp(r.log);
+	for (i = 0; i < ds->n; i++)
+		assert_named(&r, log, ds->boot[i], "not stored yet");
+	assert_non_null(strstr(log, "Device or resource busy"));
+	assert_non_null(strstr(log, "writing again after"));
+	free(log);
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+/* Dumps still in the spool at SIGTERM are stored by the next start. */
+static void test_spool_restart(void **state)
+{
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct run r;
+	sqlite3 *db;
+	char *log;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	start(&r, "10000", NULL);
+	make_dumps(ds, 10, 200, 12000, 0);
+	db = lock_db(&r);
+	send_all(&r, ds);
+	wait_metric(&r, "netoops_store_errors_total", 1);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 10);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	wait_metric(&r, "netoops_dumps_spooled_total", 10);
+	assert_int_equal(stop(&r), 0);		/* nothing lost */
+	log = slurp(r.log);
+	assert_non_null(strstr(log, "10 dumps left in"));
+	free(log);
+	unlock_db(db);
+	assert_int_equal(cli_count(&r, ""), 0);
+
+	start(&r, "10000", NULL);
+	wait_metric(&r, "netoops_dumps_stored_total", 10);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 10);
+	log = slurp(r.log);
+	assert_non_null(strstr(log, "10 dumps of the last run to store"));
+	free(log);
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/*
+ * A tmpfs of @size at @path, seen by this process and its children only
+ * (a mount namespace of its own; a user namespace too when not root).
+ */
+static void mount_tmpfs(const char *path, const char *size)
+{
+	char opts[64], map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWNS) < 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+			printf("cannot mount a tmpfs (not root, no user"
+			       " namespaces: %s): disk-full cases skipped\n",
+			       strerror(errno));
+			skip();
+		}
+		write_file("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
+		write_file("/proc/self/uid_map", map);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
+		write_file("/proc/self/gid_map", map);
+	}
+	assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	snprintf(opts, sizeof(opts), "size=%s,mode=0755", size);
+	assert_int_equal(mkdir(path, 0755), 0);
+	if (mount("tmpfs", path, "tmpfs", 0, opts) < 0)
+		fail_msg("mount -t tmpfs -o %s %s: %s", opts, path,
+			 strerror(errno));
+}
+
+/* Writes @path until the file system is full. */
+static void fill(const char *path)
+{
+	static char buf[1 << 16];
+	size_t chunk = sizeof(buf);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	for (;;) {
+		n = write(fd, buf, chunk);
+		if (n >= 0)
+			continue;
+		assert_int_equal(errno, ENOSPC);
+		if (chunk == 1)
+			break;
+		chunk /= 2;
+	}
+	close(fd);
+}
+
+static void test_disk_full(void **state)
+{
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	char fs[80], filler[128], *log;
+	struct run r;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	snprintf(fs, sizeof(fs), "%s/fs", r.dir);
+	mount_tmpfs(fs, "4m");
+	/* the database and, by default, the spool (n.db.spool) on it */
+	snprintf(r.db, sizeof(r.db), "%s/n.db", fs);
+	snprintf(filler, sizeof(filler), "%s/filler", fs);
+	start(&r, "10000", NULL);
+	make_dumps(ds, 40, 300, 16000, 0);
+	fill(filler);
+	send_all(&r, ds);
+	/* the store fails; nothing is lost... */
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 40);
+	wait_metric(&r, "netoops_store_errors_total", 1);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	/* ...held in memory: the spool cannot write either */
+	wait_metric(&r, "netoops_spool_memory_dumps", 40);
+	assert_true(metric(&r, "netoops_spool_write_errors_total") >= 1);
+	assert_metric(&r, "netoops_dumps_spooled_total", 0);
+	assert_metric(&r, "netoops_dumps_stored_total", 0);
+	printf("disk full: %g dumps in memory (%g bytes), %g store errors\n",
+	       metric(&r, "netoops_spool_memory_dumps"),
+	       metric(&r, "netoops_spool_memory_bytes"),
+	       metric(&r, "netoops_store_errors_total"));
+
+	assert_int_equal(unlink(filler), 0);
+	wait_metric(&r, "netoops_dumps_stored_total", 40);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_dumps_refused_total", 0);
+	assert_metric(&r, "netoops_spool_memory_dumps", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 40);
+	log = slurp(r.log);
+	for (i = 0; i < ds->n; i++)
+		assert_named(&r, log, ds->boot[i], "holding in memory");
+	assert_non_null(strstr(log, "No space left on device"));
+	free(log);
+	assert_int_equal(umount(fs), 0);
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+/* No room in memory either: refused loudly, counted, netoopsd goes on. */
+static void test_refused(void **state)
+{
+	const char *extra[] = { "--spool-memory", "0", NULL };
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	char fs[80], filler[128], *log;
+	struct run r;
+	size_t i;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	snprintf(fs, sizeof(fs), "%s/fs", r.dir);
+	mount_tmpfs(fs, "4m");
+	snprintf(r.db, sizeof(r.db), "%s/n.db", fs);
+	snprintf(filler, sizeof(filler), "%s/filler", fs);
+	start(&r, "10000", extra);
+	make_dumps(ds, 6, 400, 8000, 0);
+	fill(filler);
+	for (i = 0; i < 5; i++)
+		send_pkts(r.port, &ds->p[i], 0, ds->p[i].n);
+	wait_metric(&r, "netoops_dumps_refused_total", 5);
+	assert_metric(&r, "netoops_dumps_lost_total", 5);
+	/* still there: space again, the next dump is stored */
+	assert_int_equal(unlink(filler), 0);
+	send_pkts(r.port, &ds->p[5], 0, ds->p[5].n);
+	wait_metric(&r, "netoops_dumps_stored_total", 1);
+	assert_int_equal(stop(&r), 1);		/* a dump was lost */
+	assert_int_equal(cli_count(&r, ""), 1);
+	log = slurp(r.log);
+	for (i = 0; i < 5; i++)
+		assert_named(&r, log, ds->boot[i], "dump lost");
+	free(log);
+	assert_int_equal(umount(fs), 0);
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+/* ---- a dump interrupted ---------------------------------------------- */
+
+static void test_resume_restart(void **state)
+{
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	size_t i, half, first = 0, len;
+	char path[192], *log;
+	struct run r;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	start(&r, "600000", NULL);	/* nothing times out by itself */
+	make_dumps(ds, 30, 500, 20000, 512);
+	for (i = 0; i < ds->n; i++) {
+		assert_true(ds->p[i].n >= 6);
+		half = ds->p[i].n / 2;
+		send_pkts(r.port, &ds->p[i], 0, half);
+		first += half;
+	}
+	wait_metric(&r, "netoops_packets_accepted_total", first);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--partial"), 30);
+	assert_int_equal(cli_count(&r, "--complete"), 0);
+
+	start(&r, "600000", NULL);
+	for (i = 0; i < ds->n; i++)
+		send_pkts(r.port, &ds->p[i], ds->p[i].n / 2, ds->p[i].n);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 30);
+	wait_metric(&r, "netoops_dumps_stored_total", 30);
+	printf("after the restart: %g dumps complete, %g resumed from %g"
+	       " kept datagrams\n",
+	       metric(&r, "netoops_dumps_total{state=\"complete\"}"),
+	       metric(&r, "netoops_dumps_resumed_total"),
+	       metric(&r, "netoops_packets_resumed_total"));
+	assert_metric(&r, "netoops_dumps_total{state=\"partial\"}", 0);
+	assert_metric(&r, "netoops_dumps_resumed_total", 30);
+	assert_metric(&r, "netoops_packets_resumed_total", first);
+	assert_metric(&r, "netoops_open_dumps", 0);
+	assert_metric(&r, "netoops_resume_files", 0);
+	assert_int_equal(stop(&r), 0);
+
+	assert_int_equal(cli_count(&r, "--complete"), 30);
+	assert_int_equal(cli_count(&r, "--partial"), 0);
+	for (i = 0; i < ds->n; i++) {
+		log = cli_log(&r, ds->boot[i], &len);
+		assert_int_equal(len, ds->len[i]);
+		assert_memory_equal(log, ds->log[i], len);
+		free(log);
+	}
+	/* complete: their datagrams are no longer kept */
+	snprintf(path, sizeof(path), "%s.spool/resume", r.db);
+	{
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", path);
+		assert_int_equal(system(cmd), 0);
+	}
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+/* The rest of a dump that arrives after it was stored partial completes it. */
+static void test_resume_timeout(void **state)
+{
+	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct run r;
+	size_t half, len;
+	char *log;
+
+	(void)state;
+	assert_non_null(ds);
+	new_dir(&r);
+	start(&r, "1000", NULL);
+	make_dumps(ds, 1, 600, 20000, 512);
+	half = ds->p[0].n / 2;
+	send_pkts(r.port, &ds->p[0], 0, half);
+	wait_metric(&r, "netoops_dumps_total{state=\"partial\"}", 1);
+	wait_metric(&r, "netoops_dumps_stored_total", 1);
+	assert_int_equal(cli_count(&r, "--partial"), 1);
+	send_pkts(r.port, &ds->p[0], half, ds->p[0].n);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 1);
+	wait_metric(&r, "netoops_dumps_stored_total", 2);	/* replaced */
+	assert_metric(&r, "netoops_dumps_resumed_total", 1);
+	assert_metric(&r, "netoops_resume_files", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 1);
+	assert_int_equal(cli_count(&r, ""), 1);
+	log = cli_log(&r, ds->boot[0], &len);
+	assert_int_equal(len, ds->len[0]);
+	assert_memory_equal(log, ds->log[0], len);
+	free(log);
+	cleanup(&r);
+	free_dumps(ds);
+	free(ds);
+}
+
+/* After a failed test: no daemon left behind. */
+static int teardown(void **state)
+{
+	(void)state;
+	if (!current.active)
+		return 0;
+	if (current.pid > 0) {
+		kill(current.pid, SIGKILL);
+		waitpid(current.pid, NULL, 0);
+		current.pid = 0;
+	}
+	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
+	current.active = false;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_resume_restart, teardown),
+		cmocka_unit_test_teardown(test_resume_timeout, teardown),
+		cmocka_unit_test_teardown(test_store_locked, teardown),
+		cmocka_unit_test_teardown(test_spool_restart, teardown),
+		cmocka_unit_test_teardown(test_disk_full, teardown),
+		cmocka_unit_test_teardown(test_refused, teardown),
+	};
+
+	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
+		printf("SKIP: set NETOOPSD and NETOOPS_CLI to the programs"
+		       " under test (make collector-durability does)\n");
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
