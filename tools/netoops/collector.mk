@@ -10,7 +10,8 @@
 # Checks: collector-unit (store, record, spool and config suites),
 # collector-e2e (netoopsd on loopback fed by real encoded dumps, verified
 # through the CLI), collector-durability (a locked database, a full disk,
-# a restart in the middle of dumps: nothing lost).  The full-disk cases
+# a restart in the middle of dumps: nothing lost).  The last two run
+# netoopsd with the helpers of tests-collector/harness.c.  The full-disk cases
 # mount a small tmpfs in a mount namespace of their own: as root, or in a
 # user namespace; skipped, saying so, without either.
 
@@ -77,9 +78,11 @@ build-san/tests-collector/test_spool: build-san/tests-collector/test_spool.o \
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 build-san/tests-collector/test_durability: \
 		build-san/tests-collector/test_durability.o \
+		build-san/tests-collector/harness.o \
 		build-san/tests-collector/gen_dump.o build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 build-san/tests-collector/test_e2e: build-san/tests-collector/test_e2e.o \
+		build-san/tests-collector/harness.o \
 		build-san/tests-collector/gen_dump.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka -lpcap $(COLL_LIBS)

@@ -598,6 +598,21 @@ struct netoops_reasm;
 uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total);
 
 /**
+ * netoops_dump_hash() - hash of a dump's identity (FNV-1a, 64 bit)
+ * @key:	the sender's key (struct netoops_src), or NULL
+ * @key_len:	its length, 0 with NULL
+ * @boot_id:	the dump's boot_id
+ * @dump_id:	the dump's dump_id
+ *
+ * For hash tables of dumps: the reassembler's, and netoopsd's of the
+ * datagrams it keeps to resume them.
+ *
+ * Return: the hash.
+ */
+uint64_t netoops_dump_hash(const void *key, size_t key_len,
+			   const uint8_t boot_id[16], uint64_t dump_id);
+
+/**
  * netoops_reasm_new() - create a reassembler
  * @limits:	limits to enforce, or NULL for the defaults
  * @ret:	the new reassembler

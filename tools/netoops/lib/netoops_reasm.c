@@ -165,8 +165,8 @@ static uint64_t fnv(uint64_t h, const void *buf, size_t len)
 	return h;
 }
 
-static uint64_t key_hash(const void *key, size_t key_len,
-			 const uint8_t boot_id[16], uint64_t dump_id)
+uint64_t netoops_dump_hash(const void *key, size_t key_len,
+			   const uint8_t boot_id[16], uint64_t dump_id)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint8_t id[8];
@@ -1272,7 +1272,7 @@ int netoops_reasm_add_src(struct netoops_reasm *r,
 		return NETOOPS_REASM_DUPLICATE;
 	}
 
-	h = key_hash(src->key, src->key_len, pkt->boot_id, pkt->dump_id);
+	h = netoops_dump_hash(src->key, src->key_len, pkt->boot_id, pkt->dump_id);
 	pp = lookup(r, h, src->key, src->key_len, pkt->boot_id, pkt->dump_id);
 	d = *pp;
 	/* parity adds no data of its own: it joins a dump of either class */

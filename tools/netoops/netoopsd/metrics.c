@@ -9,6 +9,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,64 @@ static void metric(struct out *o, const char *name, const char *type,
 	    name, (unsigned long long)v);
 }
 
+#define SST(f)	offsetof(struct daemon, sst.f)
+#define SPST(f)	offsetof(struct daemon, spst.f)
+
+/* Store and spool counters, shown as they are (in this order). */
+static const struct dmetric {
+	const char *name, *type, *help;
+	size_t off;		/* of an _Atomic uint64_t in struct daemon */
+} daemon_metrics[] = {
+	{ "netoops_dumps_payload_errors_total", "counter",
+	  "Complete dumps whose payload did not decompress.",
+	  SST(payload_errors) },
+	{ "netoops_dumps_stored_total", "counter",
+	  "Dumps committed to the store.", SST(stored) },
+	{ "netoops_dumps_store_duplicates_total", "counter",
+	  "Dumps already stored at least as complete.", SST(duplicates) },
+	{ "netoops_dumps_lost_total", "counter",
+	  "Dumps a store or conversion failure lost.", SST(lost) },
+	{ "netoops_store_errors_total", "counter",
+	  "Failed store transactions (each retry counts).", SST(errors) },
+	{ "netoops_dumps_spooled_total", "counter",
+	  "Dumps written to the spool, flushed, before the store.",
+	  SPST(spooled) },
+	{ "netoops_spool_write_errors_total", "counter",
+	  "Batches of dumps the spool could not write (held in memory).",
+	  SPST(write_errors) },
+	{ "netoops_dumps_refused_total", "counter",
+	  "Dumps refused: the spool could not write them and"
+	  " --spool-memory was full (also counted as lost).", SPST(refused) },
+	{ "netoops_spool_set_aside_total", "counter",
+	  "Spool files that could not be read, renamed *.bad.",
+	  SPST(set_aside) },
+	{ "netoops_spool_dumps", "gauge",
+	  "Dumps waiting for the store (in the spool or in memory).",
+	  SPST(waiting) },
+	{ "netoops_spool_bytes", "gauge",
+	  "Bytes of spool files.", SPST(disk_bytes) },
+	{ "netoops_spool_memory_dumps", "gauge",
+	  "Dumps held in memory only: the spool could not write them.",
+	  SPST(held) },
+	{ "netoops_spool_memory_bytes", "gauge",
+	  "Bytes of those dumps.", SPST(held_bytes) },
+	{ "netoops_dumps_resumed_total", "counter",
+	  "Partial dumps whose kept datagrams went back into reassembly.",
+	  SPST(resumed) },
+	{ "netoops_packets_resumed_total", "counter",
+	  "Kept datagrams fed back (also counted as processed).",
+	  SPST(resumed_packets) },
+	{ "netoops_resume_files", "gauge",
+	  "Partial dumps whose datagrams are kept in the spool.",
+	  SPST(resume_files) },
+	{ "netoops_resume_bytes", "gauge",
+	  "Bytes of those datagrams.", SPST(resume_bytes) },
+	{ "netoops_resume_dropped_total", "counter",
+	  "Datagrams or resume files not kept (--resume-bytes, errors).",
+	  SPST(resume_dropped) },
+};
+#define N_DAEMON_METRICS (sizeof(daemon_metrics) / sizeof(daemon_metrics[0]))
+
 static const char *drop_name(int reason)
 {
 	if (reason == DROP_OVERSIZED)
@@ -72,6 +131,7 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	uint64_t comp = 0, part = 0, open = 0, buf = 0, fr = 0, ff = 0;
 	uint64_t ev = 0, ob = 0, sc = 0, dis = 0;
 	uint64_t drops[DROP__MAX] = { 0 }, cnt, sum, last = 0;
+	const struct dmetric *m;
 	int i, k;
 
 	o.buf = malloc(o.cap);
@@ -138,56 +198,9 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	    "netoops_dumps_discarded_total{reason=\"displaced\"} %llu\n",
 	    (unsigned long long)ev, (unsigned long long)ob,
 	    (unsigned long long)sc, (unsigned long long)dis);
-	metric(&o, "netoops_dumps_payload_errors_total", "counter",
-	       "Complete dumps whose payload did not decompress.",
-	       LOAD(d->sst.payload_errors));
-	metric(&o, "netoops_dumps_stored_total", "counter",
-	       "Dumps committed to the store.", LOAD(d->sst.stored));
-	metric(&o, "netoops_dumps_store_duplicates_total", "counter",
-	       "Dumps already stored at least as complete.",
-	       LOAD(d->sst.duplicates));
-	metric(&o, "netoops_dumps_lost_total", "counter",
-	       "Dumps a store or conversion failure lost.", LOAD(d->sst.lost));
-	metric(&o, "netoops_store_errors_total", "counter",
-	       "Failed store transactions (each retry counts).",
-	       LOAD(d->sst.errors));
-	metric(&o, "netoops_dumps_spooled_total", "counter",
-	       "Dumps written to the spool, flushed, before the store.",
-	       LOAD(d->spst.spooled));
-	metric(&o, "netoops_spool_write_errors_total", "counter",
-	       "Batches of dumps the spool could not write (held in memory).",
-	       LOAD(d->spst.write_errors));
-	metric(&o, "netoops_dumps_refused_total", "counter",
-	       "Dumps refused: the spool could not write them and"
-	       " --spool-memory was full (also counted as lost).",
-	       LOAD(d->spst.refused));
-	metric(&o, "netoops_spool_set_aside_total", "counter",
-	       "Spool files that could not be read, renamed *.bad.",
-	       LOAD(d->spst.set_aside));
-	metric(&o, "netoops_spool_dumps", "gauge",
-	       "Dumps waiting for the store (in the spool or in memory).",
-	       LOAD(d->spst.waiting));
-	metric(&o, "netoops_spool_bytes", "gauge",
-	       "Bytes of spool files.", LOAD(d->spst.disk_bytes));
-	metric(&o, "netoops_spool_memory_dumps", "gauge",
-	       "Dumps held in memory only: the spool could not write them.",
-	       LOAD(d->spst.held));
-	metric(&o, "netoops_spool_memory_bytes", "gauge",
-	       "Bytes of those dumps.", LOAD(d->spst.held_bytes));
-	metric(&o, "netoops_dumps_resumed_total", "counter",
-	       "Partial dumps whose kept datagrams went back into reassembly.",
-	       LOAD(d->spst.resumed));
-	metric(&o, "netoops_packets_resumed_total", "counter",
-	       "Kept datagrams fed back (also counted as processed).",
-	       LOAD(d->spst.resumed_packets));
-	metric(&o, "netoops_resume_files", "gauge",
-	       "Partial dumps whose datagrams are kept in the spool.",
-	       LOAD(d->spst.resume_files));
-	metric(&o, "netoops_resume_bytes", "gauge",
-	       "Bytes of those datagrams.", LOAD(d->spst.resume_bytes));
-	metric(&o, "netoops_resume_dropped_total", "counter",
-	       "Datagrams or resume files not kept (--resume-bytes, errors).",
-	       LOAD(d->spst.resume_dropped));
+	for (m = daemon_metrics; m < daemon_metrics + N_DAEMON_METRICS; m++)
+		metric(&o, m->name, m->type, m->help,
+		       LOAD(*(_Atomic uint64_t *)((char *)d + m->off)));
 	cnt = LOAD(d->sst.batches);
 	sum = LOAD(d->sst.latency_us_sum);
 	put(&o, "# HELP netoops_store_latency_seconds Time of one store"

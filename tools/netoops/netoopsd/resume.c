@@ -31,27 +31,31 @@
 #define KEEP_BUCKETS	4096
 #define RESUME_BUCKETS	4096
 
-/* FNV-1a, 64 bit. */
-static uint64_t fnv(uint64_t h, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
+/*
+ * Both tables keep their entries in a list by recency: entries linked by
+ * ->prev and ->next, the table's ->old and ->new the two ends.  Macros, so
+ * that one piece of code serves struct kept and struct rentry.
+ */
+#define LRU_DEL(l, e) do {				\
+	if ((e)->prev)					\
+		(e)->prev->next = (e)->next;		\
+	else						\
+		(l)->old = (e)->next;			\
+	if ((e)->next)					\
+		(e)->next->prev = (e)->prev;		\
+	else						\
+		(l)->new = (e)->prev;			\
+} while (0)
 
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t id_hash(const void *key, size_t key_len,
-			const uint8_t boot_id[16], uint64_t dump_id)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	h = fnv(h, key, key_len);
-	h = fnv(h, boot_id, 16);
-	return fnv(h, &dump_id, sizeof(dump_id));
-}
+#define LRU_ADD(l, e) do {				\
+	(e)->next = NULL;				\
+	(e)->prev = (l)->new;				\
+	if ((l)->new)					\
+		(l)->new->next = (e);			\
+	else						\
+		(l)->old = (e);				\
+	(l)->new = (e);					\
+} while (0)
 
 /* ---- keeper: the datagrams of a worker's open dumps ------------------ */
 
@@ -95,26 +99,8 @@ static void kunlink(struct keeper *k, struct kept **pp)
 	struct kept *e = *pp;
 
 	*pp = e->hnext;
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		k->old = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		k->new = e->prev;
+	LRU_DEL(k, e);
 	k->bytes -= sizeof(*e) + e->cap;
-}
-
-static void klast(struct keeper *k, struct kept *e)
-{
-	e->next = NULL;
-	e->prev = k->new;
-	if (k->new)
-		k->new->next = e;
-	else
-		k->old = e;
-	k->new = e;
 }
 
 static void kdrop(struct keeper *k, struct kept *e)
@@ -198,7 +184,7 @@ void keep_datagram(struct worker *w, const void *key, size_t key_len,
 	}
 	k = w->keep;
 	ksweep(k, now);
-	h = id_hash(key, key_len, np->boot_id, np->dump_id);
+	h = netoops_dump_hash(key, key_len, np->boot_id, np->dump_id);
 	pp = kfind(k, h, key, key_len, np->boot_id, np->dump_id);
 	e = *pp;
 	if (!e) {
@@ -216,16 +202,9 @@ void keep_datagram(struct worker *w, const void *key, size_t key_len,
 		*pp = e;
 		k->bytes += sizeof(*e);
 	} else {
-		if (e->prev)
-			e->prev->next = e->next;
-		else
-			k->old = e->next;
-		if (e->next)
-			e->next->prev = e->prev;
-		else
-			k->new = e->prev;
+		LRU_DEL(k, e);
 	}
-	klast(k, e);
+	LRU_ADD(k, e);
 	e->last_ms = now;
 	if (np->raw_len > e->cap - e->len) {
 		cap = e->cap ? e->cap * 2 : 4096;
@@ -258,9 +237,9 @@ void keep_take(struct worker *w, const struct netoops_dump *nd,
 	*ret_len = 0;
 	if (!k)
 		return;
-	pp = kfind(k, id_hash(nd->src_key, nd->src_key_len, nd->boot_id,
-			      nd->dump_id), nd->src_key, nd->src_key_len,
-		   nd->boot_id, nd->dump_id);
+	pp = kfind(k, netoops_dump_hash(nd->src_key, nd->src_key_len,
+					nd->boot_id, nd->dump_id),
+		   nd->src_key, nd->src_key_len, nd->boot_id, nd->dump_id);
 	e = *pp;
 	if (!e)
 		return;
@@ -297,9 +276,9 @@ struct resume {
 static struct rentry **rfind(struct resume *r, const uint8_t boot_id[16],
 			     uint64_t dump_id)
 {
-	struct rentry **pp;
+	uint64_t h = netoops_dump_hash(NULL, 0, boot_id, dump_id);
+	struct rentry **pp = &r->b[h % RESUME_BUCKETS];
 
-	pp = &r->b[id_hash(NULL, 0, boot_id, dump_id) % RESUME_BUCKETS];
 	for (; *pp; pp = &(*pp)->hnext)
 		if ((*pp)->dump_id == dump_id &&
 		    !memcmp((*pp)->boot_id, boot_id, 16))
@@ -307,27 +286,13 @@ static struct rentry **rfind(struct resume *r, const uint8_t boot_id[16],
 	return pp;
 }
 
-static void rlast(struct resume *r, struct rentry *e)
+/* Under r->lock: @e, if any, can be taken again. */
+static void runclaim(struct resume *r, struct rentry *e)
 {
-	e->next = NULL;
-	e->prev = r->new;
-	if (r->new)
-		r->new->next = e;
-	else
-		r->old = e;
-	r->new = e;
-}
-
-static void rout(struct resume *r, struct rentry *e)
-{
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		r->old = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		r->new = e->prev;
+	if (e && e->claimed) {
+		e->claimed = false;
+		r->unclaimed++;
+	}
 }
 
 /* Under r->lock. */
@@ -344,7 +309,7 @@ static void rdel(struct daemon *d, struct rentry *e, bool unlink_file)
 	struct rentry **pp = rfind(r, e->boot_id, e->dump_id);
 
 	*pp = e->hnext;
-	rout(r, e);
+	LRU_DEL(r, e);
 	r->bytes -= e->size;
 	r->files--;
 	if (!e->claimed)
@@ -389,7 +354,7 @@ static struct rentry *radd(struct daemon *d, const uint8_t boot_id[16],
 	e->dump_id = dump_id;
 	e->size = size;
 	*pp = e;
-	rlast(r, e);
+	LRU_ADD(r, e);
 	r->bytes += size;
 	r->files++;
 	r->unclaimed++;
@@ -479,10 +444,8 @@ bool resume_take(struct daemon *d, const uint8_t boot_id[16],
 		e = *rfind(r, boot_id, dump_id);
 		if (e && rc == -ENOENT)
 			rdel(d, e, false);
-		else if (e && e->claimed) {
-			e->claimed = false;
-			r->unclaimed++;
-		}
+		else
+			runclaim(r, e);
 		pthread_mutex_unlock(&r->lock);
 		return false;
 	}
@@ -499,16 +462,11 @@ void resume_release(struct daemon *d, const uint8_t boot_id[16],
 		    uint64_t dump_id)
 {
 	struct resume *r = d->resume;
-	struct rentry *e;
 
 	if (!r)
 		return;
 	pthread_mutex_lock(&r->lock);
-	e = *rfind(r, boot_id, dump_id);
-	if (e && e->claimed) {
-		e->claimed = false;
-		r->unclaimed++;
-	}
+	runclaim(r, *rfind(r, boot_id, dump_id));
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -535,19 +493,13 @@ void resume_save(struct daemon *d, const struct nstore_dump *rec,
 		fprintf(stderr, "netoopsd: resume: cannot keep the datagrams"
 			" of %s: %s\n", name, strerror(-rc));
 		INC(d->spst.resume_dropped);
-		if (e && e->claimed) {	/* the old file is still good */
-			e->claimed = false;
-			r->unclaimed++;
-		}
+		runclaim(r, e);		/* the old file is still good */
 	} else if (e) {
 		r->bytes += size - e->size;
 		e->size = size;
-		if (e->claimed) {
-			e->claimed = false;
-			r->unclaimed++;
-		}
-		rout(r, e);
-		rlast(r, e);
+		runclaim(r, e);
+		LRU_DEL(r, e);
+		LRU_ADD(r, e);
 	} else {
 		e = radd(d, rec->boot_id, rec->dump_id, size);
 		if (!e)		/* the next start finds it */

@@ -48,6 +48,7 @@
 #include <sqlite3.h>
 
 #include "gen_dump.h"
+#include "harness.h"
 
 #define DEADLINE_MS	40000
 #define LOCK_MS		20000
@@ -57,32 +58,12 @@ struct run {
 	char db[128];
 	char ready[128];
 	char log[128];		/* standard error of the last start */
+	char fs[80];		/* the tmpfs of start_full(), or "" */
+	char filler[128];	/* the file that fills it */
 	int starts;
 	pid_t pid;
 	int port, mport;
 };
-
-/* The daemon of the running test, killed by teardown if the test fails. */
-static struct {
-	bool active;
-	pid_t pid;
-	char dir[64];
-} current;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
-}
-
-static void nap(void)
-{
-	struct timespec ts = { 0, 20 * 1000000 };
-
-	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
-}
 
 static void new_dir(struct run *r)
 {
@@ -101,7 +82,6 @@ static void start(struct run *r, const char *timeout_ms,
 {
 	const char *bin = getenv("NETOOPSD");
 	uint64_t end = now_ms() + DEADLINE_MS;
-	FILE *f;
 
 	assert_non_null(bin);
 	unlink(r->ready);
@@ -118,51 +98,25 @@ static void start(struct run *r, const char *timeout_ms,
 			timeout_ms, "--max-packet", "2048", "--workers", "2",
 			"--sync", "normal",
 		};
-		int n = 19, fd;
+		int n = 19;
 
 		while (extra && *extra && n < 31)
 			argv[n++] = *extra++;
-		fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execv(bin, (char **)argv);
-		_exit(127);
+		harness_exec(argv, r->log);
 	}
-	while (!(f = fopen(r->ready, "r"))) {
-		int st;
-
-		if (waitpid(r->pid, &st, WNOHANG))
-			fail_msg("netoopsd exited before it was ready: see %s",
-				 r->log);
-		assert_true(now_ms() < end);
-		nap();
-	}
-	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", &r->port,
-				&r->mport), 2);
-	fclose(f);
+	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
+			   &r->mport);
 }
 
 /* SIGTERM; returns the exit status. */
 static int stop(struct run *r)
 {
-	int st;
-
-	assert_int_equal(kill(r->pid, SIGTERM), 0);
-	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
-	r->pid = 0;
-	current.pid = 0;
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
+	return harness_stop(&r->pid);
 }
 
 static void cleanup(struct run *r)
 {
-	char cmd[160];
-
-	current.active = false;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", r->dir);
+	harness_cleanup(r->dir);
 }
 
 static void send_pkts(int port, const struct gen_pkts *p, size_t from,
@@ -185,46 +139,14 @@ static void send_pkts(int port, const struct gen_pkts *p, size_t from,
 /* GET /metrics; the value of @name, or -1 if it is not there. */
 static double metric(const struct run *r, const char *name)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	static char buf[65536];
-	size_t len = 0;
-	ssize_t n;
-	char req[128], *p;
-	int fd;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	sa.sin_port = htons(r->mport);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n"
-		 "Host: 127.0.0.1\r\n\r\n");
-	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = 0;
-	assert_non_null(strstr(buf, "200 OK"));
-	for (p = buf; (p = strstr(p, name)); p++)
-		if ((p == buf || p[-1] == '\n') && p[strlen(name)] == ' ')
-			return strtod(p + strlen(name), NULL);
-	return -1;
+	return harness_metric(r->mport, name);
 }
 
 /* Waits until metric @name is at least @want; returns its value. */
 static double wait_metric(const struct run *r, const char *name,
 			  double want)
 {
-	uint64_t end = now_ms() + DEADLINE_MS;
-	double v;
-
-	while ((v = metric(r, name)) < want) {
-		if (now_ms() > end)
-			fail_msg("%s stayed at %g, wanted %g (log: %s)", name,
-				 v, want, r->log);
-		nap();
-	}
-	return v;
+	return harness_wait_metric(r->mport, name, want, DEADLINE_MS, r->log);
 }
 
 static void assert_metric(const struct run *r, const char *name,
@@ -240,22 +162,12 @@ static void assert_metric(const struct run *r, const char *name,
 /* Dumps the CLI lists with @args (e.g. "--complete"). */
 static size_t cli_count(const struct run *r, const char *args)
 {
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[512];
-	json_error_t err;
+	char cmd[256];
 	size_t n;
 	json_t *j;
-	FILE *f;
 
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "%s --db %s list --json --no-log %s", bin,
-		 r->db, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	j = json_loadf(f, 0, &err);
-	if (!j)
-		fail_msg("`%s`: bad JSON: %s", cmd, err.text);
-	assert_int_equal(pclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "list --json --no-log %s", args);
+	j = harness_cli_json(r->db, cmd);
 	assert_true(json_is_array(j));
 	n = json_array_size(j);
 	json_decref(j);
@@ -266,33 +178,17 @@ static size_t cli_count(const struct run *r, const char *args)
 static char *cli_log(const struct run *r, const uint8_t boot[16],
 		     size_t *ret_len)
 {
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[512], hex[33];
-	json_t *j, *d;
-	char *log = NULL;
-	size_t i;
-	FILE *f;
+	json_t *j = harness_cli_json(r->db, "list --json");
+	json_t *d = harness_find_dump(j, boot);
+	char *log;
 
-	for (i = 0; i < 16; i++)
-		sprintf(hex + 2 * i, "%02x", boot[i]);
-	snprintf(cmd, sizeof(cmd), "%s --db %s list --json", bin, r->db);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	j = json_loadf(f, JSON_ALLOW_NUL, NULL);
-	assert_non_null(j);
-	assert_int_equal(pclose(f), 0);
-	json_array_foreach(j, i, d) {
-		if (strcmp(json_string_value(json_object_get(d, "boot_id")),
-			   hex))
-			continue;
-		*ret_len = json_string_length(json_object_get(d, "log"));
-		log = malloc(*ret_len + 1);
-		assert_non_null(log);
-		memcpy(log, json_string_value(json_object_get(d, "log")),
-		       *ret_len + 1);
-	}
-	json_decref(j);
+	assert_non_null(d);
+	*ret_len = json_string_length(json_object_get(d, "log"));
+	log = malloc(*ret_len + 1);
 	assert_non_null(log);
+	memcpy(log, json_string_value(json_object_get(d, "log")),
+	       *ret_len + 1);
+	json_decref(j);
 	return log;
 }
 
@@ -356,14 +252,16 @@ struct dumps {
 	size_t len[64];
 };
 
-static void make_dumps(struct dumps *ds, size_t n, int first, size_t size,
-		       size_t max_pkt)
+static struct dumps *make_dumps(size_t n, int first, size_t size,
+				size_t max_pkt)
 {
 	struct gen_opts o = { .reason = 2, .release = "6.12.0",
 			      .compress = true, .max_pkt = max_pkt };
+	struct dumps *ds = calloc(1, sizeof(*ds));
 	char host[32];
 	size_t i;
 
+	assert_non_null(ds);
 	assert_true(n <= 64);
 	ds->n = n;
 	for (i = 0; i < n; i++) {
@@ -375,6 +273,7 @@ static void make_dumps(struct dumps *ds, size_t n, int first, size_t size,
 		assert_int_equal(gen_dump(&ds->p[i], ds->boot[i], 1, &o,
 					  ds->log[i], ds->len[i]), 0);
 	}
+	return ds;
 }
 
 static void free_dumps(struct dumps *ds)
@@ -385,6 +284,7 @@ static void free_dumps(struct dumps *ds)
 		gen_pkts_free(&ds->p[i]);
 		free(ds->log[i]);
 	}
+	free(ds);
 }
 
 static void send_all(const struct run *r, const struct dumps *ds)
@@ -393,6 +293,15 @@ static void send_all(const struct run *r, const struct dumps *ds)
 
 	for (i = 0; i < ds->n; i++)
 		send_pkts(r->port, &ds->p[i], 0, ds->p[i].n);
+}
+
+/* The end of a test that passed: nothing of it left. */
+static void finish(struct run *r, struct dumps *ds)
+{
+	if (r->fs[0])
+		assert_int_equal(umount(r->fs), 0);
+	cleanup(r);
+	free_dumps(ds);
 }
 
 /* Another process (this one) takes the write lock of the database. */
@@ -419,7 +328,7 @@ static void unlock_db(sqlite3 *db)
 
 static void test_store_locked(void **state)
 {
-	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct dumps *ds;
 	struct timespec rest;
 	struct run r;
 	uint64_t t0, left;
@@ -428,10 +337,9 @@ static void test_store_locked(void **state)
 	size_t i;
 
 	(void)state;
-	assert_non_null(ds);
 	new_dir(&r);
 	start(&r, "10000", NULL);
-	make_dumps(ds, 20, 100, 16000, 0);
+	ds = make_dumps(20, 100, 16000, 0);
 	db = lock_db(&r);
 	t0 = now_ms();
 	send_all(&r, ds);
@@ -466,24 +374,21 @@ static void test_store_locked(void **state)
 	assert_non_null(strstr(log, "Device or resource busy"));
 	assert_non_null(strstr(log, "writing again after"));
 	free(log);
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
+	finish(&r, ds);
 }
 
 /* Dumps still in the spool at SIGTERM are stored by the next start. */
 static void test_spool_restart(void **state)
 {
-	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct dumps *ds;
 	struct run r;
 	sqlite3 *db;
 	char *log;
 
 	(void)state;
-	assert_non_null(ds);
 	new_dir(&r);
 	start(&r, "10000", NULL);
-	make_dumps(ds, 10, 200, 12000, 0);
+	ds = make_dumps(10, 200, 12000, 0);
 	db = lock_db(&r);
 	send_all(&r, ds);
 	wait_metric(&r, "netoops_store_errors_total", 1);
@@ -505,9 +410,7 @@ static void test_spool_restart(void **state)
 	log = slurp(r.log);
 	assert_non_null(strstr(log, "10 dumps of the last run to store"));
 	free(log);
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
+	finish(&r, ds);
 }
 
 static void write_file(const char *path, const char *text)
@@ -572,24 +475,32 @@ static void fill(const char *path)
 	close(fd);
 }
 
+/*
+ * netoopsd started (with @extra) on a full disk: the database and, by
+ * default, the spool (n.db.spool) on a tmpfs of 4 MiB, filled up once it
+ * runs.  Unlinking r->filler makes room again.
+ */
+static void start_full(struct run *r, const char *const *extra)
+{
+	new_dir(r);
+	snprintf(r->fs, sizeof(r->fs), "%s/fs", r->dir);
+	mount_tmpfs(r->fs, "4m");
+	snprintf(r->db, sizeof(r->db), "%s/n.db", r->fs);
+	snprintf(r->filler, sizeof(r->filler), "%s/filler", r->fs);
+	start(r, "10000", extra);
+	fill(r->filler);
+}
+
 static void test_disk_full(void **state)
 {
-	struct dumps *ds = calloc(1, sizeof(*ds));
-	char fs[80], filler[128], *log;
+	struct dumps *ds;
 	struct run r;
+	char *log;
 	size_t i;
 
 	(void)state;
-	assert_non_null(ds);
-	new_dir(&r);
-	snprintf(fs, sizeof(fs), "%s/fs", r.dir);
-	mount_tmpfs(fs, "4m");
-	/* the database and, by default, the spool (n.db.spool) on it */
-	snprintf(r.db, sizeof(r.db), "%s/n.db", fs);
-	snprintf(filler, sizeof(filler), "%s/filler", fs);
-	start(&r, "10000", NULL);
-	make_dumps(ds, 40, 300, 16000, 0);
-	fill(filler);
+	ds = make_dumps(40, 300, 16000, 0);
+	start_full(&r, NULL);
 	send_all(&r, ds);
 	/* the store fails; nothing is lost... */
 	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 40);
@@ -605,7 +516,7 @@ static void test_disk_full(void **state)
 	       metric(&r, "netoops_spool_memory_bytes"),
 	       metric(&r, "netoops_store_errors_total"));
 
-	assert_int_equal(unlink(filler), 0);
+	assert_int_equal(unlink(r.filler), 0);
 	wait_metric(&r, "netoops_dumps_stored_total", 40);
 	assert_metric(&r, "netoops_dumps_lost_total", 0);
 	assert_metric(&r, "netoops_dumps_refused_total", 0);
@@ -617,37 +528,27 @@ static void test_disk_full(void **state)
 		assert_named(&r, log, ds->boot[i], "holding in memory");
 	assert_non_null(strstr(log, "No space left on device"));
 	free(log);
-	assert_int_equal(umount(fs), 0);
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
+	finish(&r, ds);
 }
 
 /* No room in memory either: refused loudly, counted, netoopsd goes on. */
 static void test_refused(void **state)
 {
 	const char *extra[] = { "--spool-memory", "0", NULL };
-	struct dumps *ds = calloc(1, sizeof(*ds));
-	char fs[80], filler[128], *log;
+	struct dumps *ds;
 	struct run r;
+	char *log;
 	size_t i;
 
 	(void)state;
-	assert_non_null(ds);
-	new_dir(&r);
-	snprintf(fs, sizeof(fs), "%s/fs", r.dir);
-	mount_tmpfs(fs, "4m");
-	snprintf(r.db, sizeof(r.db), "%s/n.db", fs);
-	snprintf(filler, sizeof(filler), "%s/filler", fs);
-	start(&r, "10000", extra);
-	make_dumps(ds, 6, 400, 8000, 0);
-	fill(filler);
+	ds = make_dumps(6, 400, 8000, 0);
+	start_full(&r, extra);
 	for (i = 0; i < 5; i++)
 		send_pkts(r.port, &ds->p[i], 0, ds->p[i].n);
 	wait_metric(&r, "netoops_dumps_refused_total", 5);
 	assert_metric(&r, "netoops_dumps_lost_total", 5);
 	/* still there: space again, the next dump is stored */
-	assert_int_equal(unlink(filler), 0);
+	assert_int_equal(unlink(r.filler), 0);
 	send_pkts(r.port, &ds->p[5], 0, ds->p[5].n);
 	wait_metric(&r, "netoops_dumps_stored_total", 1);
 	assert_int_equal(stop(&r), 1);		/* a dump was lost */
@@ -656,26 +557,22 @@ static void test_refused(void **state)
 	for (i = 0; i < 5; i++)
 		assert_named(&r, log, ds->boot[i], "dump lost");
 	free(log);
-	assert_int_equal(umount(fs), 0);
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
+	finish(&r, ds);
 }
 
 /* ---- a dump interrupted ---------------------------------------------- */
 
 static void test_resume_restart(void **state)
 {
-	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct dumps *ds;
 	size_t i, half, first = 0, len;
 	char path[192], *log;
 	struct run r;
 
 	(void)state;
-	assert_non_null(ds);
 	new_dir(&r);
 	start(&r, "600000", NULL);	/* nothing times out by itself */
-	make_dumps(ds, 30, 500, 20000, 512);
+	ds = make_dumps(30, 500, 20000, 512);
 	for (i = 0; i < ds->n; i++) {
 		assert_true(ds->p[i].n >= 6);
 		half = ds->p[i].n / 2;
@@ -720,24 +617,21 @@ static void test_resume_restart(void **state)
 		snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", path);
 		assert_int_equal(system(cmd), 0);
 	}
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
+	finish(&r, ds);
 }
 
 /* The rest of a dump that arrives after it was stored partial completes it. */
 static void test_resume_timeout(void **state)
 {
-	struct dumps *ds = calloc(1, sizeof(*ds));
+	struct dumps *ds;
 	struct run r;
 	size_t half, len;
 	char *log;
 
 	(void)state;
-	assert_non_null(ds);
 	new_dir(&r);
 	start(&r, "1000", NULL);
-	make_dumps(ds, 1, 600, 20000, 512);
+	ds = make_dumps(1, 600, 20000, 512);
 	half = ds->p[0].n / 2;
 	send_pkts(r.port, &ds->p[0], 0, half);
 	wait_metric(&r, "netoops_dumps_total{state=\"partial\"}", 1);
@@ -755,43 +649,22 @@ static void test_resume_timeout(void **state)
 	assert_int_equal(len, ds->len[0]);
 	assert_memory_equal(log, ds->log[0], len);
 	free(log);
-	cleanup(&r);
-	free_dumps(ds);
-	free(ds);
-}
-
-/* After a failed test: no daemon left behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	if (!current.active)
-		return 0;
-	if (current.pid > 0) {
-		kill(current.pid, SIGKILL);
-		waitpid(current.pid, NULL, 0);
-		current.pid = 0;
-	}
-	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
-	current.active = false;
-	return 0;
+	finish(&r, ds);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_resume_restart, teardown),
-		cmocka_unit_test_teardown(test_resume_timeout, teardown),
-		cmocka_unit_test_teardown(test_store_locked, teardown),
-		cmocka_unit_test_teardown(test_spool_restart, teardown),
-		cmocka_unit_test_teardown(test_disk_full, teardown),
-		cmocka_unit_test_teardown(test_refused, teardown),
+		harness_test(test_resume_restart),
+		harness_test(test_resume_timeout),
+		harness_test(test_store_locked),
+		harness_test(test_spool_restart),
+		harness_test(test_disk_full),
+		harness_test(test_refused),
 	};
 
-	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
-		printf("SKIP: set NETOOPSD and NETOOPS_CLI to the programs"
-		       " under test (make collector-durability does)\n");
+	if (harness_skip("collector-durability"))
 		return 0;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

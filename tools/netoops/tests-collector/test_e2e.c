@@ -34,6 +34,7 @@
 #include <pcap/pcap.h>
 
 #include "gen_dump.h"
+#include "harness.h"
 #include "netoops_decode.h"
 
 #define DEADLINE_MS 20000
@@ -54,38 +55,12 @@ struct daemon_run {
 #define D_V6		0x1	/* also listen on ::1 */
 #define D_VERBOSE	0x2	/* -v: a line per stored dump */
 
-/*
- * The daemon of the running test, killed by teardown if the test fails.
- * A copy, not a pointer: a failed test has left its stack frame (longjmp).
- */
-static struct {
-	bool active;
-	pid_t pid;
-	char dir[64];
-} current;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
-}
-
-static void nap(void)
-{
-	struct timespec ts = { 0, 20 * 1000000 };
-
-	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
-}
-
 /* @extra: more arguments (NULL-terminated), after the others, or NULL. */
 static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 			 int flags, const char *const *extra)
 {
 	const char *bin = getenv("NETOOPSD");
 	uint64_t end = now_ms() + DEADLINE_MS;
-	FILE *f;
 
 	assert_non_null(bin);
 	strcpy(r->dir, "/tmp/netoops-e2e-XXXXXX");
@@ -109,7 +84,7 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 			"--max-packet", "2048", "--workers", "2", "--sync",
 			"normal", "--archive", r->archive,
 		};
-		int n = 23, fd;
+		int n = 23;
 
 		if (flags & D_V6) {
 			argv[n++] = "--listen";
@@ -119,49 +94,22 @@ static void start_daemon(struct daemon_run *r, const char *timeout_ms,
 			argv[n++] = "-v";
 		while (extra && *extra && n < 39)
 			argv[n++] = *extra++;
-		fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execv(bin, (char **)argv);
-		_exit(127);
+		harness_exec(argv, r->log);
 	}
-	/* Ready when the file appears (it is renamed into place whole). */
-	while (!(f = fopen(r->ready, "r"))) {
-		int st;
-
-		if (waitpid(r->pid, &st, WNOHANG))
-			fail_msg("netoopsd exited before it was ready: see %s",
-				 r->log);
-		assert_true(now_ms() < end);
-		nap();
-	}
-	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", &r->port,
-				&r->mport), 2);
-	fclose(f);
+	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
+			   &r->mport);
 	assert_true(r->port > 0);
 	assert_true(r->mport > 0);
 }
 
 static int stop_daemon(struct daemon_run *r)
 {
-	int st;
-
-	assert_int_equal(kill(r->pid, SIGTERM), 0);
-	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
-	r->pid = 0;
-	current.pid = 0;
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
+	return harness_stop(&r->pid);
 }
 
 static void cleanup(struct daemon_run *r)
 {
-	char cmd[160];
-
-	current.active = false;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", r->dir);
+	harness_cleanup(r->dir);
 }
 
 /*
@@ -199,82 +147,20 @@ static void send_pkts(int port, const struct gen_pkts *p, const int *order,
 /* GET /metrics over loopback; returns the value of @name or -1. */
 static double metric(const struct daemon_run *r, const char *name)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	static char buf[65536];
-	size_t len = 0;
-	ssize_t n;
-	char req[128], *p;
-	int fd;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	sa.sin_port = htons(r->mport);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n"
-		 "Host: 127.0.0.1\r\n\r\n");
-	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = 0;
-	assert_non_null(strstr(buf, "200 OK"));
-	for (p = buf; (p = strstr(p, name)); p++) {
-		if ((p == buf || p[-1] == '\n') && p[strlen(name)] == ' ')
-			return strtod(p + strlen(name), NULL);
-	}
-	return -1;
+	return harness_metric(r->mport, name);
 }
 
 static void wait_metric(const struct daemon_run *r, const char *name,
 			double want)
 {
-	uint64_t end = now_ms() + DEADLINE_MS;
-	double v;
-
-	while ((v = metric(r, name)) < want) {
-		if (now_ms() > end)
-			fail_msg("%s stayed at %g, wanted %g", name, v, want);
-		nap();
-	}
-	assert_true(v == want);
+	assert_true(harness_wait_metric(r->mport, name, want, DEADLINE_MS,
+					r->log) == want);
 }
 
 /* Runs the CLI with "--db DB" and @args, returns its parsed JSON output. */
 static json_t *cli_json(const struct daemon_run *r, const char *args)
 {
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[512];
-	json_error_t err;
-	json_t *j;
-	FILE *f;
-
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, r->db, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	j = json_loadf(f, JSON_ALLOW_NUL, &err);	/* a log may hold NULs */
-	if (!j)
-		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
-			 err.line);
-	assert_int_equal(pclose(f), 0);
-	return j;
-}
-
-/* The stored dump of @boot, as `netoops list --json` shows it. */
-static json_t *find_dump(json_t *list, const uint8_t boot[16])
-{
-	char hex[33];
-	size_t i;
-	json_t *d;
-
-	for (i = 0; i < 16; i++)
-		sprintf(hex + 2 * i, "%02x", boot[i]);
-	json_array_foreach(list, i, d)
-		if (!strcmp(json_string_value(json_object_get(d, "boot_id")),
-			    hex))
-			return d;
-	return NULL;
+	return harness_cli_json(r->db, args);
 }
 
 static void mkboot(uint8_t boot[16], int n)
@@ -383,7 +269,7 @@ static void test_daemon(void **state)
 	list = cli_json(&r, "list --json");
 	assert_int_equal(json_array_size(list), 5);
 
-	d = find_dump(list, b1);
+	d = harness_find_dump(list, b1);
 	assert_non_null(d);
 	assert_true(json_is_true(json_object_get(d, "complete")));
 	assert_string_equal(json_string_value(json_object_get(d, "host")),
@@ -403,14 +289,14 @@ static void test_daemon(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(d, "title")),
 			       "e2e_complete_fn"));
 
-	d = find_dump(list, b2);
+	d = harness_find_dump(list, b2);
 	assert_non_null(d);
 	assert_true(json_is_true(json_object_get(d, "complete")));
 	assert_memory_equal(json_string_value(json_object_get(d, "log")), log2,
 			    len2);
 
 	/* Plain partial: exact gaps in log coordinates. */
-	d = find_dump(list, b3);
+	d = harness_find_dump(list, b3);
 	assert_non_null(d);
 	assert_true(json_is_false(json_object_get(d, "complete")));
 	assert_int_equal(json_integer_value(json_object_get(d, "pkt_received")),
@@ -435,7 +321,7 @@ static void test_daemon(void **state)
 	}
 
 	/* Compressed partial: a prefix, then the rest marked missing. */
-	d = find_dump(list, b4);
+	d = harness_find_dump(list, b4);
 	assert_non_null(d);
 	assert_true(json_is_false(json_object_get(d, "complete")));
 	assert_int_equal(json_array_size(json_object_get(d, "gaps")), 1);
@@ -445,7 +331,7 @@ static void test_daemon(void **state)
 			 len3);
 
 	/* Duplicates: stored once, complete. */
-	d = find_dump(list, b5);
+	d = harness_find_dump(list, b5);
 	assert_non_null(d);
 	assert_true(json_is_true(json_object_get(d, "complete")));
 
@@ -953,7 +839,7 @@ static void test_terminal_escapes(void **state)
 
 	/* JSON stays exact: the bytes as sent, controls \u-escaped. */
 	list = cli_json(&r, "list --json");
-	d = find_dump(list, be);
+	d = harness_find_dump(list, be);
 	assert_non_null(d);
 	assert_string_equal(json_string_value(json_object_get(d, "host")),
 			    EVIL_HOST);
@@ -1306,43 +1192,24 @@ static void test_config_comments(void **state)
 	rm_tmp(dir);
 }
 
-/* After a failed test: no daemon left behind, no temporary directory. */
-static int teardown(void **state)
-{
-	(void)state;
-	if (!current.active)
-		return 0;
-	if (current.pid > 0) {
-		kill(current.pid, SIGKILL);
-		waitpid(current.pid, NULL, 0);
-		current.pid = 0;
-	}
-	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
-	current.active = false;
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_daemon, teardown),
-		cmocka_unit_test_teardown(test_sigterm_flush, teardown),
-		cmocka_unit_test_teardown(test_ipv6, teardown),
-		cmocka_unit_test_teardown(test_limit_per_source, teardown),
-		cmocka_unit_test_teardown(test_decode_file, teardown),
-		cmocka_unit_test_teardown(test_decode_pcap, teardown),
-		cmocka_unit_test_teardown(test_bad_options, teardown),
-		cmocka_unit_test_teardown(test_terminal_escapes, teardown),
+		harness_test(test_daemon),
+		harness_test(test_sigterm_flush),
+		harness_test(test_ipv6),
+		harness_test(test_limit_per_source),
+		harness_test(test_decode_file),
+		harness_test(test_decode_pcap),
+		harness_test(test_bad_options),
+		harness_test(test_terminal_escapes),
 		cmocka_unit_test(test_cli_store_errors),
 		cmocka_unit_test(test_daemon_errors),
 		cmocka_unit_test(test_decode_not_netoops),
-		cmocka_unit_test_teardown(test_config_comments, teardown),
+		harness_test(test_config_comments),
 	};
 
-	if (!getenv("NETOOPSD") || !getenv("NETOOPS_CLI")) {
-		printf("SKIP: set NETOOPSD and NETOOPS_CLI to the programs"
-		       " under test (make collector-e2e does)\n");
+	if (harness_skip("collector-e2e"))
 		return 0;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

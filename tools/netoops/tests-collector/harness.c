@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netoopsd as a black box: the helpers test_e2e and test_durability share
+ * (harness.h).
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+struct harness_current current;
+
+bool harness_skip(const char *target)
+{
+	if (getenv("NETOOPSD") && getenv("NETOOPS_CLI"))
+		return false;
+	printf("SKIP: set NETOOPSD and NETOOPS_CLI to the programs under"
+	       " test (make %s does)\n", target);
+	return true;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+void nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000000 };
+
+	nanosleep(&ts, NULL);	/* the poll interval of a condition wait */
+}
+
+void harness_exec(const char *const *argv, const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(126);
+	execv(argv[0], (char **)argv);
+	_exit(127);
+}
+
+void harness_wait_ready(pid_t pid, const char *ready, const char *log,
+			uint64_t deadline_ms, int *ret_port, int *ret_mport)
+{
+	FILE *f;
+
+	while (!(f = fopen(ready, "r"))) {
+		int st;
+
+		if (waitpid(pid, &st, WNOHANG))
+			fail_msg("netoopsd exited before it was ready: see %s",
+				 log);
+		assert_true(now_ms() < deadline_ms);
+		nap();
+	}
+	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", ret_port,
+				ret_mport), 2);
+	fclose(f);
+}
+
+int harness_stop(pid_t *pid)
+{
+	int st;
+
+	assert_int_equal(kill(*pid, SIGTERM), 0);
+	assert_int_equal(waitpid(*pid, &st, 0), *pid);
+	*pid = 0;
+	current.pid = 0;
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+void harness_cleanup(const char *dir)
+{
+	char cmd[160];
+
+	current.active = false;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* After a failed test: no daemon left behind, its directory kept. */
+int harness_teardown(void **state)
+{
+	(void)state;
+	if (!current.active)
+		return 0;
+	if (current.pid > 0) {
+		kill(current.pid, SIGKILL);
+		waitpid(current.pid, NULL, 0);
+		current.pid = 0;
+	}
+	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
+	current.active = false;
+	return 0;
+}
+
+double harness_metric(int mport, const char *name)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static char buf[65536];
+	size_t len = 0;
+	ssize_t n;
+	char req[128], *p;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons(mport);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n"
+		 "Host: 127.0.0.1\r\n\r\n");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	assert_non_null(strstr(buf, "200 OK"));
+	for (p = buf; (p = strstr(p, name)); p++)
+		if ((p == buf || p[-1] == '\n') && p[strlen(name)] == ' ')
+			return strtod(p + strlen(name), NULL);
+	return -1;
+}
+
+double harness_wait_metric(int mport, const char *name, double want,
+			   uint64_t wait_ms, const char *log)
+{
+	uint64_t end = now_ms() + wait_ms;
+	double v;
+
+	while ((v = harness_metric(mport, name)) < want) {
+		if (now_ms() > end)
+			fail_msg("%s stayed at %g, wanted %g (log: %s)", name,
+				 v, want, log);
+		nap();
+	}
+	return v;
+}
+
+json_t *harness_cli_json(const char *db, const char *args)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	char cmd[512];
+	json_error_t err;
+	json_t *j;
+	FILE *f;
+
+	assert_non_null(bin);
+	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	j = json_loadf(f, JSON_ALLOW_NUL, &err);	/* a log may hold NULs */
+	if (!j)
+		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
+			 err.line);
+	assert_int_equal(pclose(f), 0);
+	return j;
+}
+
+json_t *harness_find_dump(json_t *list, const uint8_t boot[16])
+{
+	char hex[33];
+	size_t i;
+	json_t *d;
+
+	for (i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", boot[i]);
+	json_array_foreach(list, i, d)
+		if (!strcmp(json_string_value(json_object_get(d, "boot_id")),
+			    hex))
+			return d;
+	return NULL;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netoopsd as a black box, for the suites that run it (test_e2e,
+ * test_durability): start, readiness, SIGTERM, its Prometheus counters
+ * over HTTP, the CLI's JSON, and no daemon left behind by a failed test.
+ * Every helper fails the running cmocka test on error.
+ */
+#ifndef NETOOPS_HARNESS_H
+#define NETOOPS_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+/*
+ * The daemon of the running test, killed by harness_teardown() if the test
+ * fails.  A copy, not a pointer: a failed test has left its stack frame
+ * (longjmp).
+ */
+struct harness_current {
+	bool active;
+	pid_t pid;
+	char dir[64];
+};
+extern struct harness_current current;
+
+/* No programs under test named: says so, @target of make names them. */
+bool harness_skip(const char *target);
+
+uint64_t now_ms(void);
+void nap(void);
+
+/* Child side of a fork(): standard error to @log, then @argv[0]. */
+void harness_exec(const char *const *argv, const char *log)
+	__attribute__((noreturn));
+/* Until @ready appears (renamed into place whole), or @deadline_ms. */
+void harness_wait_ready(pid_t pid, const char *ready, const char *log,
+			uint64_t deadline_ms, int *ret_port, int *ret_mport);
+/* SIGTERM; returns the exit status. */
+int harness_stop(pid_t *pid);
+/* Removes @dir: the test passed. */
+void harness_cleanup(const char *dir);
+int harness_teardown(void **state);
+/* A cmocka test that starts netoopsd (needs <cmocka.h>). */
+#define harness_test(f)	cmocka_unit_test_teardown(f, harness_teardown)
+
+/* GET /metrics on loopback port @mport; the value of @name, or -1. */
+double harness_metric(int mport, const char *name);
+/*
+ * Waits until metric @name is at least @want, at most @wait_ms; returns
+ * its value.
+ */
+double harness_wait_metric(int mport, const char *name, double want,
+			   uint64_t wait_ms, const char *log);
+/* Runs the CLI with "--db @db" and @args; its parsed JSON output. */
+json_t *harness_cli_json(const char *db, const char *args);
+/* The dump of @boot in the output of `netoops list --json`, or NULL. */
+json_t *harness_find_dump(json_t *list, const uint8_t boot[16]);
+
+#endif
