@@ -13,9 +13,12 @@
 #       and a MAC that verifies with the key (checked again here with
 #       Python's hmac, independently of netoopsd).  Then forged (signed
 #       with a wrong key), altered (one payload byte flipped, CRC fixed),
-#       unsigned, unknown-key and replayed (a captured datagram of the
-#       stored dump re-sent verbatim) datagrams are injected: each must be
-#       refused and counted under its reason, and nothing new stored.
+#       unsigned and unknown-key datagrams are injected 3 times each, and
+#       a captured datagram of the stored dump is re-sent verbatim 18
+#       times: up to 16 copies of a datagram in all are the kernel's own
+#       repeats (counted as duplicates), the 3 beyond are replays.  Each
+#       must be refused and counted under its reason, and nothing new
+#       stored.
 #   crash/<ver>/fec   a relay between the guest and netoopsd drops the 2nd
 #       datagram and every 10th after it; the dump (signed, netoopsd with
 #       --require-auth) must still be stored complete, authenticated by
@@ -312,18 +315,19 @@ unsigned = crc(u)
 unknown = sign(new_dump(orig), key, kid + 1)
 replayed = orig
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for name, p in (("forged", forged), ("altered", altered), ("unsigned", unsigned),
-                ("unknown_key", unknown), ("replayed", replayed)):
-    for _ in range(3):
+for name, p, n in (("forged", forged, 3), ("altered", altered, 3),
+                   ("unsigned", unsigned, 3), ("unknown_key", unknown, 3),
+                   ("replayed", replayed, 18)):
+    for _ in range(n):
         s.sendto(p, ("127.0.0.1", port))
-print("injected 3 x forged, altered, unsigned, unknown-key, replayed (datagram of %d bytes, pkt_index %d)"
+print("injected 3 x forged, altered, unsigned, unknown-key, 18 x replayed (datagram of %d bytes, pkt_index %d)"
       % (len(orig), struct.unpack_from("<H", orig, 32)[0]))
 PY
 	processed() {
-		[ "$(ca_metric "$CA_HOST/metrics.prom" netoops_packets_processed_total)" -ge $((n0 + 15)) ]
+		[ "$(ca_metric "$CA_HOST/metrics.prom" netoops_packets_processed_total)" -ge $((n0 + 30)) ]
 	}
 	gh_wait_for 15 processed || {
-		echo "netoopsd processed $(( $(ca_metric "$CA_HOST/metrics.prom" netoops_packets_processed_total) - n0 )) of 15 injected datagrams"
+		echo "netoopsd processed $(( $(ca_metric "$CA_HOST/metrics.prom" netoops_packets_processed_total) - n0 )) of 30 injected datagrams"
 		return 1
 	}
 	m1=$CA_HOST/metrics.after
@@ -337,6 +341,10 @@ PY
 		echo "  $k: $got (expected $want)"
 		[ "$got" = "$want" ] || fail=1
 	done
+	got=$(( $(ca_metric "$m1" netoops_packets_duplicate_total) -
+		$(ca_metric "$m0" netoops_packets_duplicate_total) ))
+	echo "  duplicate: $got (expected 15: the kernel's repeats, 16 copies in all)"
+	[ "$got" = 15 ] || fail=1
 	got=$(( $(ca_metric "$m1" netoops_packets_accepted_total) -
 		$(ca_metric "$m0" netoops_packets_accepted_total) ))
 	echo "  accepted: $got (expected 0)"
