@@ -488,7 +488,9 @@ PY
 # DIR/netoops.db on a free 127.0.0.1 port (netoopsd picks it: --port 0,
 # told through its ready file), with ARGS after the defaults (a repeated
 # option: the last one counts); sets GH_PORT, GH_DB and GH_COLLECTOR_PID.
-# Log: DIR/netoopsd.log.
+# Evidence: DIR/netoopsd.log, every valid datagram received in
+# DIR/received.dgrams (netoops decode --packets reads it), the metrics at
+# exit in DIR/metrics.prom.
 gh_collector_start()
 {
 	local dir=$1
@@ -500,6 +502,7 @@ gh_collector_start()
 	rm -f "$dir/ready"
 	"$GH_TOOLS/netoopsd" --port 0 --listen 127.0.0.1 --db "$GH_DB" \
 		--ready-file "$dir/ready" --timeout-ms "${GH_REASSEMBLY_MS:-3000}" \
+		--archive "$dir/received.dgrams" --metrics-file "$dir/metrics.prom" \
 		--verbose "$@" > "$dir/netoopsd.log" 2>&1 &
 	GH_COLLECTOR_PID=$!
 	if ! gh_wait_for 10 grep -q '^port=' "$dir/ready"; then
