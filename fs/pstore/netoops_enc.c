@@ -437,44 +437,22 @@ static void enc_gf_init(u8 *log, u8 *exp)
 	log[0] = 0;	/* never used: zero is handled apart */
 }
 
-/**
- * netoops_enc_init_opts() - lay out one dump, with MAC and parity options
- * @e:		packetizer state, filled in
- * @boot_id:	128-bit boot identifier
- * @dump_id:	dump identifier
- * @meta:	metadata TLVs (from a netoops_tlv_buf), kept by reference
- * @meta_len:	their length, a multiple of NETOOPS_TLV_ALIGN
- * @payload:	payload bytes, kept by reference
- * @payload_len: their length
- * @opts:	options; @opts->max_pkt is required
- *
- * As netoops_enc_init(), plus: with @opts->mac every datagram gets
- * NETOOPS_F_AUTH and a MAC TLV; with @opts->fec_k the data datagrams get
- * NETOOPS_F_FEC and each group of @opts->fec_k of them is followed by its
- * parity datagrams.  Data datagrams are then made smaller so that a parity
- * datagram still fits in @opts->max_pkt.  Bounded and allocation-free: the
- * FEC state lives in @opts->scratch.
- *
- * Return: 0; -EINVAL for bad arguments (including a short scratch buffer);
- * -EMSGSIZE as netoops_enc_init().
+/*
+ * Datagram layout of a dump of @meta_len + @payload_len bytes: sets
+ * @e->max_pkt, meta_room, plain_room, last_len, pkt_count, fec_k, fec_m and
+ * total_pkts.  Checks everything but the FEC scratch buffer.
  */
-int netoops_enc_init_opts(struct netoops_enc *e, const u8 boot_id[16],
-			  u64 dump_id, const void *meta, size_t meta_len,
-			  const void *payload, size_t payload_len,
-			  const struct netoops_enc_opts *opts)
+static int enc_layout(struct netoops_enc *e, size_t meta_len,
+		      size_t payload_len, const struct netoops_enc_opts *opts)
 {
 	size_t room, rest, mid, count, max_pkt, extra;
-	u8 *scratch;
 
-	if (!e || !opts || !boot_id || (meta_len && !meta) ||
-	    (payload_len && !payload) || meta_len % NETOOPS_TLV_ALIGN ||
+	if (meta_len % NETOOPS_TLV_ALIGN ||
 	    opts->max_pkt < NETOOPS_PKT_MIN || opts->max_pkt > NETOOPS_PKT_MAX)
 		return -EINVAL;
 	max_pkt = opts->max_pkt;
 	if (opts->fec_k &&
-	    (!opts->fec_m || opts->fec_k + opts->fec_m > NETOOPS_FEC_MAX ||
-	     !opts->scratch || opts->scratch_len <
-	     NETOOPS_ENC_FEC_SCRATCH(opts->fec_m, max_pkt)))
+	    (!opts->fec_m || opts->fec_k + opts->fec_m > NETOOPS_FEC_MAX))
 		return -EINVAL;
 	if (payload_len > ENC_U32_MAX)
 		return -EMSGSIZE;
@@ -510,35 +488,102 @@ int netoops_enc_init_opts(struct netoops_enc *e, const u8 boot_id[16],
 	if (count > ENC_U16_MAX)
 		return -EMSGSIZE;
 
+	e->max_pkt = max_pkt;
+	e->pkt_count = (u32)count;
+	e->fec_k = opts->fec_k;
+	e->fec_m = opts->fec_k ? opts->fec_m : 0;
+	e->total_pkts = (u32)count;
+	if (e->fec_k) {
+		size_t full = count / e->fec_k, tail = count % e->fec_k;
+
+		e->total_pkts += (u32)(full * e->fec_m);
+		if (tail)
+			e->total_pkts += (u32)((tail * e->fec_m + e->fec_k - 1) /
+					       e->fec_k);
+	}
+	return 0;
+}
+
+/**
+ * netoops_enc_count() - datagrams a dump would take
+ * @meta_len:	bytes of metadata TLVs, a multiple of NETOOPS_TLV_ALIGN
+ * @payload_len: bytes of payload
+ * @opts:	options as for netoops_enc_init_opts(); the scratch buffer is
+ *		not needed
+ *
+ * Return: the number of datagrams netoops_enc_next() would produce (data
+ * and parity), or a negative errno as netoops_enc_init_opts().
+ */
+long netoops_enc_count(size_t meta_len, size_t payload_len,
+		       const struct netoops_enc_opts *opts)
+{
+	struct netoops_enc e;
+	int err;
+
+	if (!opts)
+		return -EINVAL;
+	err = enc_layout(&e, meta_len, payload_len, opts);
+	return err ? err : (long)e.total_pkts;
+}
+
+/**
+ * netoops_enc_init_opts() - lay out one dump, with MAC and parity options
+ * @e:		packetizer state, filled in
+ * @boot_id:	128-bit boot identifier
+ * @dump_id:	dump identifier
+ * @meta:	metadata TLVs (from a netoops_tlv_buf), kept by reference
+ * @meta_len:	their length, a multiple of NETOOPS_TLV_ALIGN
+ * @payload:	payload bytes, kept by reference
+ * @payload_len: their length
+ * @opts:	options; @opts->max_pkt is required
+ *
+ * As netoops_enc_init(), plus: with @opts->mac every datagram gets
+ * NETOOPS_F_AUTH and a MAC TLV; with @opts->fec_k the data datagrams get
+ * NETOOPS_F_FEC and each group of @opts->fec_k of them is followed by its
+ * parity datagrams.  Data datagrams are then made smaller so that a parity
+ * datagram still fits in @opts->max_pkt.  Bounded and allocation-free: the
+ * FEC state lives in @opts->scratch.
+ *
+ * Return: 0; -EINVAL for bad arguments (including a short scratch buffer);
+ * -EMSGSIZE as netoops_enc_init().
+ */
+int netoops_enc_init_opts(struct netoops_enc *e, const u8 boot_id[16],
+			  u64 dump_id, const void *meta, size_t meta_len,
+			  const void *payload, size_t payload_len,
+			  const struct netoops_enc_opts *opts)
+{
+	int err;
+
+	if (!e || !opts || !boot_id || (meta_len && !meta) ||
+	    (payload_len && !payload))
+		return -EINVAL;
+	if (opts->fec_k &&
+	    (!opts->scratch || opts->scratch_len <
+	     NETOOPS_ENC_FEC_SCRATCH(opts->fec_m, opts->max_pkt)))
+		return -EINVAL;
+	err = enc_layout(e, meta_len, payload_len, opts);
+	if (err)
+		return err;
+
 	memcpy(e->boot_id, boot_id, sizeof(e->boot_id));
 	e->dump_id = dump_id;
 	e->meta = meta;
 	e->meta_len = meta_len;
 	e->payload = payload;
 	e->payload_len = payload_len;
-	e->max_pkt = max_pkt;
-	e->pkt_count = (u32)count;
 	e->mac = opts->mac;
 	e->mac_ctx = opts->mac_ctx;
 	e->key_id = opts->key_id;
-	e->fec_k = opts->fec_k;
-	e->fec_m = opts->fec_k ? opts->fec_m : 0;
-	e->total_pkts = (u32)count;
 	e->gf_log = NULL;
 	e->gf_exp = NULL;
 	e->acc = NULL;
 	if (e->fec_k) {
-		size_t full = count / e->fec_k, tail = count % e->fec_k;
+		u8 *scratch = opts->scratch;
 
-		scratch = opts->scratch;
 		e->gf_log = scratch;
 		e->gf_exp = scratch + 256;
 		e->acc = scratch + NETOOPS_ENC_GF_TABLES;
 		enc_gf_init(e->gf_log, e->gf_exp);
-		e->total_pkts += (u32)(full * e->fec_m);
-		if (tail)
-			e->total_pkts += (u32)((tail * e->fec_m + e->fec_k - 1) /
-					       e->fec_k);
 	}
 	netoops_enc_rewind(e);
 	return 0;

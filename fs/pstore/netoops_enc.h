@@ -208,6 +208,8 @@ int netoops_enc_init_opts(struct netoops_enc *e, const __u8 boot_id[16],
 			  __u64 dump_id, const void *meta, size_t meta_len,
 			  const void *payload, size_t payload_len,
 			  const struct netoops_enc_opts *opts);
+long netoops_enc_count(size_t meta_len, size_t payload_len,
+		       const struct netoops_enc_opts *opts);
 int netoops_enc_next(struct netoops_enc *e, void *pkt, size_t cap);
 void netoops_enc_rewind(struct netoops_enc *e);
 __u32 netoops_crc32(const void *buf, size_t len);
