@@ -19,14 +19,19 @@
  *      here, or a crash in progress), move its skbs to the driver ourselves,
  *      in order, with trylocks only;
  *   3. once the backlog is empty and a tx queue of the device can take a
- *      packet, call netpoll_send_udp().
+ *      packet, call netpoll_send_udp() (netpoll_xmit_udp()), or build the
+ *      frame in an skb preallocated by the caller and hand it to the driver
+ *      on the queue the stack would pick, with a trylock of that queue
+ *      (netpoll_xmit_udp_pooled(): nothing is allocated).
  *
  * The driver's tx poll, and netpoll_send_udp() when its trylock fails,
  * take the tx queue locks of the device and of the devices below it
  * (VLAN, bonding) with spin_lock.  So the device is given up (-EDEADLK)
  * when one of those locks, the device's tx_global_lock or netpoll's backlog
  * lock is held by this CPU or, once panic() has stopped the other CPUs, by
- * any CPU: the holder will never release it.  In a crash (@crash) a lock
+ * any CPU: the holder will never release it.  When the queue to send on is
+ * known (pooled sends), a stuck lock of another queue of the device only
+ * stops the polling.  In a crash (@crash) a lock
  * held by a CPU that runs is waited for, within the budget, before calling
  * into the driver.  Not checked: locks a driver takes otherwise (e.g.
  * virtio-net's refill_lock when an atomic refill fails; e1000's
@@ -36,13 +41,17 @@
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
  * and, should that clock not advance, by an iteration count of
  * @timeout_us / NETPOLL_XMIT_POLL_US polls.  Nothing here sleeps or prints;
- * netpoll_send_udp() allocates the skb (GFP_ATOMIC, else from netpoll's
- * pool, which it refills).
+ * netpoll_xmit_udp() lets netpoll_send_udp() allocate the skb (GFP_ATOMIC,
+ * else from netpoll's pool, which it refills); netpoll_xmit_udp_pooled()
+ * allocates nothing.
  */
 
 #include <linux/debug_locks.h>
 #include <linux/export.h>
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -52,6 +61,11 @@
 #include <linux/notifier.h>
 #include <linux/panic_notifier.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
 #include <linux/timekeeping.h>
 
 /*
@@ -126,26 +140,36 @@ static bool nx_txqs_ready(struct net_device *dev)
 struct nx_lock_scan {
 	int	cpu;		/* this CPU */
 	bool	stopped;	/* the other CPUs are stopped */
+	bool	crash;		/* a crash is being reported */
+	struct netdev_queue *txq; /* the queue to send on, NULL: any */
+	bool	nopoll;		/* another queue's lock is stuck: no poll */
 	int	ret;		/* 0, -EAGAIN (held), -EDEADLK */
 };
 
 /*
  * Account for one lock: held by this CPU (@owner) or, with the others
- * stopped, by anyone: -EDEADLK; held elsewhere: -EAGAIN.  The owner of a
- * tx queue lock is written after the lock is taken, and a CPU may have
- * been stopped or interrupted in between: test the lock itself too.
+ * stopped, by anyone: stuck (-EDEADLK); held elsewhere: -EAGAIN.  The
+ * owner of a tx queue lock is written after the lock is taken, and a CPU
+ * may have been stopped or interrupted in between: test the lock itself
+ * too.  A lock the send does not need (@other: another queue of the
+ * device) only keeps us from polling, whose NAPI handlers may take it,
+ * when it is stuck or, in a crash, held at all.
  */
-static bool nx_lock_held(struct nx_lock_scan *sc, spinlock_t *lock, int owner)
+static bool nx_lock_held(struct nx_lock_scan *sc, spinlock_t *lock, int owner,
+			 bool other)
 {
-	bool held = owner != -1 || spin_is_locked(lock);
+	bool stuck;
 
-	if (owner == sc->cpu || (held && sc->stopped)) {
-		sc->ret = -EDEADLK;
-		return true;
+	if (owner == -1 && !spin_is_locked(lock))
+		return false;
+	stuck = owner == sc->cpu || sc->stopped;
+	if (other) {
+		if (stuck || sc->crash)
+			sc->nopoll = true;
+		return false;
 	}
-	if (held)
-		sc->ret = -EAGAIN;
-	return false;
+	sc->ret = stuck ? -EDEADLK : -EAGAIN;
+	return stuck;
 }
 
 static int nx_scan_dev(struct net_device *dev, struct netdev_nested_priv *priv)
@@ -153,13 +177,15 @@ static int nx_scan_dev(struct net_device *dev, struct netdev_nested_priv *priv)
 	struct nx_lock_scan *sc = priv->data;
 	unsigned int i;
 
-	if (nx_lock_held(sc, &dev->tx_global_lock, -1))
+	if (nx_lock_held(sc, &dev->tx_global_lock, -1, false))
 		return 1;
 	for (i = 0; i < dev->num_tx_queues; i++) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, i);
+		bool other = sc->txq && txq->dev == sc->txq->dev &&
+			     txq != sc->txq;
 
 		if (nx_lock_held(sc, &txq->_xmit_lock,
-				 READ_ONCE(txq->xmit_lock_owner)))
+				 READ_ONCE(txq->xmit_lock_owner), other))
 			return 1;
 	}
 	return 0;
@@ -168,20 +194,24 @@ static int nx_scan_dev(struct net_device *dev, struct netdev_nested_priv *priv)
 /*
  * May this CPU call into @dev's driver?  0: yes; -EAGAIN: a lock it may
  * take is held by a CPU that runs; -EDEADLK: never (see the top of this
- * file).  Must run under rcu_read_lock().
+ * file).  With @txq, a stuck lock of another queue of @dev sets *@nopoll
+ * instead: send on @txq, but do not poll.  Must run under rcu_read_lock().
  */
-static int nx_locks(struct net_device *dev, struct netpoll_info *npinfo)
+static int nx_locks(struct net_device *dev, struct netpoll_info *npinfo,
+		    struct netdev_queue *txq, bool crash, bool *nopoll)
 {
 	struct nx_lock_scan sc = {
 		.cpu		= raw_smp_processor_id(),
 		.stopped	= nx_others_stopped(),
+		.crash		= crash,
+		.txq		= txq,
 	};
 	struct netdev_nested_priv priv = { .data = &sc };
 
-	if (nx_lock_held(&sc, &npinfo->txq.lock, -1))
-		return sc.ret;
-	if (!nx_scan_dev(dev, &priv))
+	if (!nx_lock_held(&sc, &npinfo->txq.lock, -1, false) &&
+	    !nx_scan_dev(dev, &priv))
 		netdev_walk_all_lower_dev_rcu(dev, nx_scan_dev, &priv);
+	*nopoll = sc.nopoll;
 	return sc.ret;
 }
 
@@ -288,23 +318,24 @@ static bool nx_flush_backlog(struct net_device *dev,
 
 /*
  * One step of waiting: returns 0 when the backlog of @dev is empty and, if
- * @need_txq, a tx queue can take a packet; -EAGAIN when not yet (*@locked
- * when because of a lock held elsewhere: do not poll then); -ENODEV or
- * -EDEADLK when never.  Must run under rcu_read_lock().
+ * @need_txq, @txq (any queue if NULL) can take a packet; -EAGAIN when not
+ * yet (*@nopoll when the device must not be polled: a lock its handlers
+ * take is held elsewhere); -ENODEV or -EDEADLK when never.  Must run under
+ * rcu_read_lock().
  */
-static int nx_ready_step(struct net_device *dev, bool need_txq, bool crash,
-			 bool *locked)
+static int nx_ready_step(struct net_device *dev, bool need_txq,
+			 struct netdev_queue *txq, bool crash, bool *nopoll)
 {
 	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
 	bool empty;
 	int err;
 
-	*locked = false;
+	*nopoll = false;
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
 		return -ENODEV;
-	err = nx_locks(dev, npinfo);
+	err = nx_locks(dev, npinfo, txq, crash, nopoll);
 	if (err == -EDEADLK || (err && crash)) {
-		*locked = true;
+		*nopoll = true;
 		return err;
 	}
 
@@ -312,16 +343,18 @@ static int nx_ready_step(struct net_device *dev, bool need_txq, bool crash,
 	if (!empty && nx_backlog_is_ours())
 		empty = nx_flush_backlog(dev, npinfo);
 
-	if (empty && (!need_txq || nx_txqs_ready(dev)))
-		return 0;
-	return -EAGAIN;
+	if (!empty || !need_txq)
+		return empty ? 0 : -EAGAIN;
+	if (txq)
+		return netif_xmit_frozen_or_stopped(txq) ? -EAGAIN : 0;
+	return nx_txqs_ready(dev) ? 0 : -EAGAIN;
 }
 
 static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
 		   bool crash)
 {
 	struct net_device *dev = np->dev;
-	bool locked;
+	bool nopoll;
 	int err;
 
 	if (!dev)
@@ -329,7 +362,7 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
 
 	rcu_read_lock();
 	for (;;) {
-		err = nx_ready_step(dev, need_txq, crash, &locked);
+		err = nx_ready_step(dev, need_txq, NULL, crash, &nopoll);
 		if (err != -EAGAIN)
 			break;
 		if (nx_deadline_passed(d)) {
@@ -337,9 +370,10 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
 			break;
 		}
 		/* Reap completions: this is what wakes a stopped queue. */
-		if (!locked) {
+		if (!nopoll) {
 			netpoll_poll_dev(dev);
-			if (nx_ready_step(dev, need_txq, crash, &locked) == 0) {
+			if (nx_ready_step(dev, need_txq, NULL, crash,
+					  &nopoll) == 0) {
 				err = 0;
 				break;
 			}
@@ -427,6 +461,369 @@ int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 	return err == -ETIMEDOUT || err == -EDEADLK ? -EINPROGRESS : err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
+
+/*
+ * Preallocated skbs.  A slot is NULL (empty: only the filler writes it),
+ * an skb (free: a sender may claim it) or NX_SLOT_BUSY (a sender holds
+ * the skb it had; it puts the skb back, or NULL once the driver took it).
+ * Every transition is one cmpxchg/xchg, so senders on several CPUs, in
+ * NMI or with a stopped CPU in the middle of a claim, need no lock.
+ */
+#define NX_SLOT_BUSY	ERR_PTR(-EBUSY)
+
+/**
+ * netpoll_xmit_pool_init - set up an empty skb pool
+ * @pool: the pool, zeroed
+ * @slots: most skbs it will ever hold
+ *
+ * Context: process, may sleep.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots)
+{
+	pool->slot = kcalloc(slots, sizeof(*pool->slot), GFP_KERNEL);
+	if (!pool->slot)
+		return -ENOMEM;
+	pool->nr = slots;
+	mutex_init(&pool->fill_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_init);
+
+/**
+ * netpoll_xmit_pool_destroy - free a pool and the skbs it holds
+ * @pool: a pool no sender uses any more
+ *
+ * Context: process.
+ */
+void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr; i++) {
+		struct sk_buff *skb = xchg(&pool->slot[i], NULL);
+
+		if (!IS_ERR_OR_NULL(skb))
+			consume_skb(skb);
+	}
+	kfree(pool->slot);
+	pool->slot = NULL;
+	pool->nr = 0;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_destroy);
+
+/**
+ * netpoll_xmit_pool_size - set what netpoll_xmit_pool_fill() keeps
+ * @pool: the pool
+ * @want: skbs to keep (at most the pool's slots)
+ * @np: the destination they are for, set up; sizes the headroom for its
+ *	device's link layer header and IPv4 or IPv6
+ * @max_len: largest UDP payload to be sent
+ *
+ * Context: any; allocates nothing.
+ */
+void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
+			    const struct netpoll *np, unsigned int max_len)
+{
+	const struct net_device *dev = np->dev;
+	unsigned int l3 = np->ipv6 ? sizeof(struct ipv6hdr) :
+				     sizeof(struct iphdr);
+
+	WRITE_ONCE(pool->want, min(want, pool->nr));
+	if (!dev)
+		return;
+	WRITE_ONCE(pool->headroom,
+		   LL_RESERVED_SPACE(dev) + l3 + sizeof(struct udphdr));
+	WRITE_ONCE(pool->room, max_len + dev->needed_tailroom);
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
+
+/**
+ * netpoll_xmit_pool_fill - bring a pool to the size last set
+ * @pool: the pool
+ *
+ * Frees skbs too small for the size last set and skbs beyond the number
+ * wanted, then allocates the missing ones.
+ *
+ * Context: process, may sleep.
+ *
+ * Return: 0, or -ENOMEM if the pool is still short.
+ */
+int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool)
+{
+	unsigned int i, have = 0, want, head, room;
+	int err = 0;
+
+	mutex_lock(&pool->fill_lock);
+	want = READ_ONCE(pool->want);
+	head = READ_ONCE(pool->headroom);
+	room = READ_ONCE(pool->room);
+	for (i = 0; i < pool->nr; i++) {
+		struct sk_buff *skb = READ_ONCE(pool->slot[i]);
+
+		if (IS_ERR_OR_NULL(skb))
+			continue;
+		if (have < want && skb_headroom(skb) >= head &&
+		    skb_tailroom(skb) >= room) {
+			have++;
+			continue;
+		}
+		/* a sender may be claiming it: only take it if still free */
+		if (cmpxchg(&pool->slot[i], skb, NULL) == skb)
+			consume_skb(skb);
+	}
+	for (i = 0; i < pool->nr && have < want; i++) {
+		struct sk_buff *skb;
+
+		if (READ_ONCE(pool->slot[i]))
+			continue;
+		skb = alloc_skb(head + room, GFP_KERNEL);
+		if (!skb) {
+			err = -ENOMEM;
+			break;
+		}
+		skb_reserve(skb, head);
+		/* only the filler stores into an empty slot */
+		if (cmpxchg_release(&pool->slot[i], NULL, skb)) {
+			consume_skb(skb);
+			continue;
+		}
+		have++;
+	}
+	mutex_unlock(&pool->fill_lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_fill);
+
+/**
+ * netpoll_xmit_pool_avail - skbs a pool holds now
+ * @pool: the pool
+ *
+ * Context: any.
+ *
+ * Return: the number of free skbs; senders may change it at any time.
+ */
+unsigned int netpoll_xmit_pool_avail(const struct netpoll_xmit_pool *pool)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pool->nr; i++)
+		if (!IS_ERR_OR_NULL(READ_ONCE(pool->slot[i])))
+			n++;
+	return n;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_avail);
+
+/*
+ * Claim a free skb with @head bytes of headroom and @tail of tailroom;
+ * *@slot is where to put it back.  Skbs that do not fit are left for the
+ * next netpoll_xmit_pool_fill().
+ */
+static struct sk_buff *nx_pool_claim(struct netpoll_xmit_pool *pool,
+				     unsigned int head, unsigned int tail,
+				     unsigned int *slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr; i++) {
+		struct sk_buff *skb = READ_ONCE(pool->slot[i]);
+
+		if (IS_ERR_OR_NULL(skb) || skb_headroom(skb) < head ||
+		    skb_tailroom(skb) < tail)
+			continue;
+		if (cmpxchg_acquire(&pool->slot[i], skb, NX_SLOT_BUSY) != skb)
+			continue;
+		*slot = i;
+		return skb;
+	}
+	return NULL;
+}
+
+/* Build Ethernet/IP/UDP around @len bytes of @msg in the free skb @skb. */
+static void nx_build_udp(struct netpoll *np, struct sk_buff *skb,
+			 const void *msg, int len)
+{
+	static atomic_t ip_id;
+	struct net_device *dev = np->dev;
+	int ulen = len + sizeof(struct udphdr);
+	struct udphdr *uh;
+	struct ethhdr *eth;
+	__wsum csum;
+	__be16 proto;
+
+	skb_put_data(skb, msg, len);
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(np->local_port);
+	uh->dest = htons(np->remote_port);
+	uh->len = htons(ulen);
+	uh->check = 0;
+	csum = csum_partial(uh, ulen, 0);
+
+	if (np->ipv6) {
+		struct ipv6hdr *ip6;
+
+		uh->check = csum_ipv6_magic(&np->local_ip.in6,
+					    &np->remote_ip.in6, ulen,
+					    IPPROTO_UDP, csum);
+		ip6 = skb_push(skb, sizeof(*ip6));
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, 0, 0);
+		ip6->payload_len = htons(ulen);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		ip6->saddr = np->local_ip.in6;
+		ip6->daddr = np->remote_ip.in6;
+		proto = htons(ETH_P_IPV6);
+	} else {
+		struct iphdr *iph;
+
+		uh->check = csum_tcpudp_magic(np->local_ip.ip, np->remote_ip.ip,
+					      ulen, IPPROTO_UDP, csum);
+		iph = skb_push(skb, sizeof(*iph));
+		skb_reset_network_header(skb);
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = 0;
+		iph->tot_len = htons(sizeof(*iph) + ulen);
+		iph->id = htons((u16)atomic_inc_return(&ip_id));
+		iph->frag_off = 0;
+		iph->ttl = 64;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = np->local_ip.ip;
+		iph->daddr = np->remote_ip.ip;
+		iph->check = 0;
+		iph->check = ip_fast_csum(iph, iph->ihl);
+		proto = htons(ETH_P_IP);
+	}
+	/* 0 means "no checksum" in UDP */
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+
+	eth = skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	ether_addr_copy(eth->h_dest, np->remote_mac);
+	eth->h_proto = proto;
+	skb->protocol = proto;
+	skb->dev = dev;
+}
+
+/* The tx queue the stack would pick for @skb from this CPU. */
+static struct netdev_queue *nx_pick_txq(struct net_device *dev,
+					struct sk_buff *skb)
+{
+	const struct net_device_ops *ops = dev->netdev_ops;
+	int qi = 0;
+
+#ifdef CONFIG_XPS
+	skb->sender_cpu = raw_smp_processor_id() + 1;
+#endif
+	if (dev->real_num_tx_queues > 1) {
+		qi = ops->ndo_select_queue ?
+		     ops->ndo_select_queue(dev, skb, NULL) :
+		     netdev_pick_tx(dev, skb, NULL);
+		if (qi < 0 || qi >= dev->real_num_tx_queues)
+			qi = 0;
+	}
+	skb_set_queue_mapping(skb, qi);
+	return netdev_get_tx_queue(dev, qi);
+}
+
+/**
+ * netpoll_xmit_udp_pooled - send one UDP datagram in a preallocated skb
+ * @np: a netpoll that has been set up (np->dev valid)
+ * @pool: where the skb comes from, filled by netpoll_xmit_pool_fill()
+ * @msg: UDP payload
+ * @len: bytes at @msg
+ * @timeout_us: budget for this datagram, as for netpoll_xmit_udp()
+ * @crash: as for netpoll_xmit_wait_ready()
+ *
+ * Builds the frame in a free skb of @pool, picks the tx queue the stack
+ * would pick from this CPU, waits (bounded) until that queue runs and no
+ * lock the driver needs is held by this CPU or a stopped one, and hands
+ * the skb to the driver itself (with a trylock of the queue).  netpoll's
+ * backlog is drained first when its work cannot run.  Locks of the
+ * device's other queues only keep it from polling the device.
+ *
+ * Context: any, including panic and NMI-like contexts; does not sleep,
+ * allocate or print.  An skb the driver did not take goes back to @pool.
+ *
+ * Return: 0 when the driver took the datagram, -ENOBUFS if @pool has no
+ * skb that fits, -EIO if the driver took the skb but dropped it, or an
+ * error of netpoll_xmit_wait_ready() (nothing was sent).
+ */
+int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
+			    const void *msg, int len, unsigned int timeout_us,
+			    bool crash)
+{
+	struct net_device *dev = np->dev;
+	unsigned int slot, headroom, l3;
+	struct netdev_queue *txq;
+	netdev_tx_t rc = NETDEV_TX_BUSY;
+	struct nx_deadline d;
+	struct sk_buff *skb;
+	unsigned long flags;
+	bool nopoll;
+	int err;
+
+	if (!dev)
+		return -ENODEV;
+	if (len < 0)
+		return -EINVAL;
+	l3 = np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	skb = nx_pool_claim(pool, LL_RESERVED_SPACE(dev) + l3 +
+			    sizeof(struct udphdr),
+			    len + dev->needed_tailroom, &slot);
+	if (!skb)
+		return -ENOBUFS;
+	headroom = skb_headroom(skb);
+	nx_build_udp(np, skb, msg, len);
+
+	nx_deadline_init(&d, timeout_us);
+	rcu_read_lock();
+	txq = nx_pick_txq(dev, skb);
+	for (;;) {
+		err = nx_ready_step(dev, true, txq, crash, &nopoll);
+		/* never from inside a NAPI poll of the device: recursion */
+		if (!err && nx_poll_owner_here(dev))
+			err = -EDEADLK;
+		if (!err) {
+			local_irq_save(flags);
+			rc = nx_start_xmit(skb, dev, txq);
+			local_irq_restore(flags);
+			if (dev_xmit_complete(rc))
+				break;
+			err = -EAGAIN;
+		}
+		if (err != -EAGAIN)
+			break;
+		if (nx_deadline_passed(&d)) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		/* Reap completions: this is what wakes a stopped queue. */
+		if (!nopoll)
+			netpoll_poll_dev(dev);
+		udelay(NETPOLL_XMIT_POLL_US);
+	}
+	rcu_read_unlock();
+
+	if (!err) {
+		/* the driver owns the skb now */
+		smp_store_release(&pool->slot[slot], NULL);
+		return rc == NETDEV_TX_OK ? 0 : -EIO;
+	}
+	/* untouched by the driver: make it free again */
+	skb->data = skb->head + headroom;
+	skb->len = 0;
+	skb_reset_tail_pointer(skb);
+	/* the reset skb is visible before the slot says it is free */
+	smp_store_release(&pool->slot[slot], skb);
+	return err;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
 
 static int __init nx_init(void)
 {

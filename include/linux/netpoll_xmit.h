@@ -13,10 +13,30 @@
 #ifndef _LINUX_NETPOLL_XMIT_H
 #define _LINUX_NETPOLL_XMIT_H
 
+#include <linux/mutex.h>
 #include <linux/time64.h>
 #include <linux/types.h>
 
 struct netpoll;
+struct sk_buff;
+
+/**
+ * struct netpoll_xmit_pool - skbs set aside for one netpoll destination
+ * @slot:	@nr slots; see netpoll_xmit.c for their states
+ * @nr:		number of slots
+ * @want:	skbs netpoll_xmit_pool_fill() keeps
+ * @headroom:	headroom of each skb it allocates
+ * @room:	tailroom of each skb it allocates
+ * @fill_lock:	one filler at a time; senders take no lock
+ */
+struct netpoll_xmit_pool {
+	struct sk_buff	**slot;
+	unsigned int	nr;
+	unsigned int	want;
+	unsigned int	headroom;
+	unsigned int	room;
+	struct mutex	fill_lock;	/* process context only */
+};
 
 /* Granularity of the busy-wait between two polls of the device. */
 #define NETPOLL_XMIT_POLL_US	20
@@ -28,5 +48,15 @@ int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us,
 			    bool crash);
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 		     unsigned int timeout_us, bool crash);
+
+int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots);
+void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool);
+void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
+			    const struct netpoll *np, unsigned int max_len);
+int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool);
+unsigned int netpoll_xmit_pool_avail(const struct netpoll_xmit_pool *pool);
+int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
+			    const void *msg, int len, unsigned int timeout_us,
+			    bool crash);
 
 #endif /* _LINUX_NETPOLL_XMIT_H */
