@@ -39,14 +39,17 @@
 #include <crypto/sha2.h>
 #include <linux/configfs.h>
 #include <linux/err.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netpoll_targets.h>
+#include <linux/netpoll_xmit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "netoops_enc.h"
 #include "netoops_internal.h"
@@ -80,6 +83,11 @@ struct netoops_auth {
  *		in process context (auth_key_id) hold @auth_mutex.
  * @auth_mutex:	held by auth_key while it replaces @auth and by
  *		auth_key_id while it reads it
+ * @pool:	the skbs dumps to this target are sent in, allocated when it
+ *		is enabled (see netoops_target_pool_want())
+ * @refill_work: refills @pool in process context after a dump used it
+ * @refill_irq: queues @refill_work from a crash path that may survive (an
+ *		oops): irq_work is the only deferral safe there
  */
 struct netoops_target_priv {
 	struct config_group	uf_group;
@@ -88,6 +96,9 @@ struct netoops_target_priv {
 	size_t			uf_bytes;
 	struct netoops_auth	*auth;
 	struct mutex		auth_mutex;	/* see above */
+	struct netpoll_xmit_pool pool;
+	struct work_struct	refill_work;
+	struct irq_work		refill_irq;
 };
 
 /**
@@ -429,10 +440,104 @@ static struct configfs_attribute *netoops_target_attrs[] = {
 	NULL,
 };
 
-static int netoops_nt_init(struct netpoll_target *nt)
+static void netoops_refill_work(struct work_struct *work)
+{
+	struct netoops_target_priv *tp =
+		container_of(work, struct netoops_target_priv, refill_work);
+
+	netpoll_xmit_pool_fill(&tp->pool);
+}
+
+static void netoops_refill_irq(struct irq_work *work)
+{
+	struct netoops_target_priv *tp =
+		container_of(work, struct netoops_target_priv, refill_irq);
+
+	schedule_work(&tp->refill_work);
+}
+
+/**
+ * netoops_target_pool() - the skbs of a target
+ * @nt:		the target
+ *
+ * Return: its pool.
+ */
+struct netpoll_xmit_pool *netoops_target_pool(struct netpoll_target *nt)
 {
 	struct netoops_target_priv *tp = netpoll_target_priv(nt);
 
+	return &tp->pool;
+}
+
+/**
+ * netoops_target_refill() - have a target's pool refilled after a dump
+ * @nt:		the target
+ * @crash:	called from a crash path
+ *
+ * Context: any.  From a crash path only an irq_work is queued (lock-free);
+ * it schedules the refill if the machine lives on.
+ */
+void netoops_target_refill(struct netpoll_target *nt, bool crash)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+
+	if (crash)
+		irq_work_queue(&tp->refill_irq);
+	else
+		schedule_work(&tp->refill_work);
+}
+
+/* Size the pool for @nt's device and the current parameters. */
+static void netoops_target_resize(struct netpoll_target *nt)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+	unsigned int pkt, want;
+
+	want = netoops_target_pool_want(nt, &pkt);
+	netpoll_xmit_pool_size(&tp->pool, want, &nt->np, pkt);
+}
+
+static int netoops_target_resize_fn(struct netpoll_target *nt, void *data)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+
+	netoops_target_resize(nt);
+	schedule_work(&tp->refill_work);
+	return 0;
+}
+
+/**
+ * netoops_resize_pools() - resize every enabled target's pool
+ *
+ * For a change of the FEC parameters: the pools are refilled by work.
+ * Context: process.
+ */
+void netoops_resize_pools(void)
+{
+	netoops_for_each_target(netoops_target_resize_fn, NULL, false);
+}
+
+static void netoops_nt_enabled(struct netpoll_target *nt)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+
+	netoops_target_resize(nt);
+	if (netpoll_xmit_pool_fill(&tp->pool))
+		pr_warn("%s: only %u of %u skbs for dumps could be allocated\n",
+			netpoll_target_name(nt),
+			netpoll_xmit_pool_avail(&tp->pool), tp->pool.want);
+}
+
+static int netoops_nt_init(struct netpoll_target *nt)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+	int ret;
+
+	ret = netpoll_xmit_pool_init(&tp->pool, NETOOPS_POOL_SLOTS);
+	if (ret)
+		return ret;
+	INIT_WORK(&tp->refill_work, netoops_refill_work);
+	init_irq_work(&tp->refill_irq, netoops_refill_irq);
 	spin_lock_init(&tp->uf_lock);
 	mutex_init(&tp->auth_mutex);
 	INIT_LIST_HEAD(&tp->uf_list);
@@ -448,11 +553,15 @@ static void netoops_nt_release(struct netpoll_target *nt)
 
 	netoops_auth_free(tp->auth);
 	tp->auth = NULL;
+	irq_work_sync(&tp->refill_irq);
+	cancel_work_sync(&tp->refill_work);
+	netpoll_xmit_pool_destroy(&tp->pool);
 }
 
 static const struct netpoll_targets_ops netoops_nt_ops = {
 	.init		= netoops_nt_init,
 	.release	= netoops_nt_release,
+	.enabled	= netoops_nt_enabled,
 };
 
 static struct netpoll_targets netoops_targets = {

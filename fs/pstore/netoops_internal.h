@@ -34,6 +34,8 @@ struct netoops_tlv_buf;
 #define NETOOPS_META_COMMON_MAX		768
 #define NETOOPS_META_MAX \
 	(NETOOPS_META_COMMON_MAX + NETOOPS_USERFIELDS_BUDGET)
+/* Most skbs one target keeps for dumps (see netoops_target_pool_want()). */
+#define NETOOPS_POOL_SLOTS		1024
 
 /**
  * struct netoops_dump - one dump to send, as the transmit path sees it
@@ -104,6 +106,8 @@ struct netoops_txbuf {
  * @locked:	targets given up within a dump because a tx queue lock of
  *		their device was held by the dumping CPU or by a CPU that
  *		panic() stopped
+ * @nobufs:	targets given up within a dump because their preallocated
+ *		skbs ran out
  */
 struct netoops_stats {
 	atomic64_t	dumps;
@@ -115,6 +119,7 @@ struct netoops_stats {
 	atomic64_t	parity;
 	atomic64_t	fec_busy;
 	atomic64_t	locked;
+	atomic64_t	nobufs;
 };
 
 extern struct netoops_stats netoops_stats;
@@ -129,7 +134,12 @@ extern bool netoops_oneshot;
 extern unsigned int netoops_fec_k;
 extern unsigned int netoops_fec_m;
 
+/* netoops_main.c */
+size_t netoops_record_size(void);
+
 /* netoops_send.c */
+unsigned int netoops_target_pool_want(struct netpoll_target *nt,
+				      unsigned int *pkt);
 void netoops_boot_id_get(u8 out[16]);
 void netoops_boot_id_set(const u8 in[16]);
 int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb);
@@ -152,5 +162,8 @@ int netoops_put_userfields(struct netpoll_target *nt,
 			   struct netoops_tlv_buf *b, bool crash);
 void netoops_target_auth(struct netpoll_target *nt,
 			 struct netoops_enc_opts *o);
+struct netpoll_xmit_pool *netoops_target_pool(struct netpoll_target *nt);
+void netoops_target_refill(struct netpoll_target *nt, bool crash);
+void netoops_resize_pools(void);
 
 #endif /* _NETOOPS_INTERNAL_H */

@@ -59,6 +59,16 @@ module_param(record_size, ulong, 0444);
 MODULE_PARM_DESC(record_size,
 		 "pstore record size in bytes (default: the log buffer size)");
 
+/**
+ * netoops_record_size() - largest payload of a dump
+ *
+ * Return: the pstore record size, fixed at load.
+ */
+size_t netoops_record_size(void)
+{
+	return record_size;
+}
+
 static int max_reason = KMSG_DUMP_OOPS;
 module_param(max_reason, int, 0444);
 MODULE_PARM_DESC(max_reason,
@@ -438,7 +448,7 @@ MODULE_PARM_DESC(rearm, "write 1: re-arm one-shot mode");
 static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\nlocked %lld\n",
+			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\nlocked %lld\nnobufs %lld\n",
 			  (long long)atomic64_read(&netoops_stats.dumps),
 			  (long long)atomic64_read(&netoops_stats.packets),
 			  (long long)atomic64_read(&netoops_stats.bytes),
@@ -447,7 +457,8 @@ static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 			  (long long)atomic64_read(&netoops_stats.signed_pkts),
 			  (long long)atomic64_read(&netoops_stats.parity),
 			  (long long)atomic64_read(&netoops_stats.fec_busy),
-			  (long long)atomic64_read(&netoops_stats.locked));
+			  (long long)atomic64_read(&netoops_stats.locked),
+			  (long long)atomic64_read(&netoops_stats.nobufs));
 }
 
 static const struct kernel_param_ops netoops_stats_ops = {
@@ -455,7 +466,7 @@ static const struct kernel_param_ops netoops_stats_ops = {
 };
 module_param_cb(stats, &netoops_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats,
-		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy, locked");
+		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy, locked, nobufs");
 
 /*
  * FEC parameters.  fec_k data datagrams are followed by fec_m parity
@@ -494,6 +505,8 @@ static int netoops_fec_set(const char *val, const struct kernel_param *kp)
 		}
 	}
 	*(unsigned int *)kp->arg = v;
+	if (netoops_ctx.tx_ready)
+		netoops_resize_pools();
 out:
 	mutex_unlock(&netoops_ctx.soft_mutex);
 	return ret;

@@ -212,14 +212,56 @@ static int netoops_target_enc(struct netpoll_target *nt, struct netoops_tx *tx,
 				     tx->d->payload, tx->d->len, &o);
 }
 
+/**
+ * netoops_target_pool_want() - skbs a target keeps for dumps
+ * @nt:		an enabled target
+ * @pkt:	set to the largest datagram sent to it
+ *
+ * Enough for two dumps of a full record with the target's MAC and the
+ * current FEC parameters: an oops dump and the panic that follows it.
+ * Metadata shrinks the first and the last datagram, so it costs at most
+ * two data datagrams and the parity they bring; metadata too large to
+ * leave room for parity means no parity (netoops_target_enc()).
+ * Context: any; allocates nothing.
+ *
+ * Return: the number of skbs, at most NETOOPS_POOL_SLOTS.
+ */
+unsigned int netoops_target_pool_want(struct netpoll_target *nt,
+				      unsigned int *pkt)
+{
+	struct netoops_enc_opts o = {
+		.max_pkt	= min_t(size_t, netoops_target_pkt_size(nt),
+					netoops_pkt_size),
+		.fec_k		= READ_ONCE(netoops_fec_k),
+		.fec_m		= READ_ONCE(netoops_fec_m),
+	};
+	size_t rec = netoops_record_size();
+	long n = 0, plain;
+
+	netoops_target_auth(nt, &o);
+	*pkt = o.max_pkt;
+	if (o.fec_k) {
+		n = netoops_enc_count(0, rec, &o);
+		/* two more data datagrams, and their parity (one each) */
+		n = n < 0 ? 0 : n + 4;
+	}
+	o.fec_k = 0;
+	plain = netoops_enc_count(NETOOPS_META_MAX, rec, &o);
+	n = max(n, plain);
+	if (n <= 0)
+		return 0;
+	return min_t(long, 2 * n, NETOOPS_POOL_SLOTS);
+}
+
 static int netoops_target_dump(struct netpoll_target *nt, void *data)
 {
+	struct netpoll_xmit_pool *pool = netoops_target_pool(nt);
 	struct netoops_tx *tx = data;
 	struct netoops_txbuf *tb = tx->tb;
 	unsigned int r, bad = 0;
 	struct netoops_enc enc;
 	bool any = false;
-	int len, err;
+	int len, err, stop = 0;
 
 	/* Common metadata, then this target's user fields. */
 	tx->meta.len = tx->common_len;
@@ -238,16 +280,27 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 	}
 
 	for (r = 0; r < max(netoops_repeat, 1U); r++) {
+		/* Repeats only from skbs a following dump will not need. */
+		if (r && netpoll_xmit_pool_avail(pool) <
+			 enc.total_pkts + READ_ONCE(pool->want) / 2)
+			break;
 		netoops_enc_rewind(&enc);
 		while ((len = netoops_enc_next(&enc, tb->pkt, tb->pkt_cap)) > 0) {
-			if (ktime_get_mono_fast_ns() > tx->deadline_ns)
-				return 1;	/* dump budget spent: stop all */
-			err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
-					       netoops_xmit_timeout_us,
-					       tx->d->crash);
+			if (ktime_get_mono_fast_ns() > tx->deadline_ns) {
+				stop = 1;	/* dump budget spent */
+				goto out;
+			}
+			err = netpoll_xmit_udp_pooled(&nt->np, pool, tb->pkt,
+						      len,
+						      netoops_xmit_timeout_us,
+						      tx->d->crash);
 			if (err == -EDEADLK) {
 				/* never call into a driver whose lock is stuck */
 				atomic64_inc(&netoops_stats.locked);
+				goto out;
+			}
+			if (err == -ENOBUFS) {
+				atomic64_inc(&netoops_stats.nobufs);
 				goto out;
 			}
 			if (err) {
@@ -272,7 +325,8 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 out:
 	if (any)
 		tx->sent_to++;
-	return 0;
+	netoops_target_refill(nt, tx->d->crash);
+	return stop;
 }
 
 /* Send to every target with @tb's parity settings; @tb->fec_lock held. */
