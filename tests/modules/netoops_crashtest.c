@@ -27,6 +27,11 @@
  *                     (default 60): with softlockup_panic=1 the watchdog
  *                     panics first
  *   panic             panic() without an oops
+ *   panic_nomem       take every page and skb that GFP_ATOMIC still
+ *                     gets, count the skbs allocated on this CPU from
+ *                     then on (a kprobe on __alloc_skb), panic(), and
+ *                     print the count from a kmsg dumper that runs after
+ *                     the ones registered before (netoops' pstore)
  *   hold_txq DEV      a kthread on CPU 1 takes DEV's tx queue 0 lock for
  *                     50 ms, frees it for 1 ms, and again, as a busy
  *                     transmitter would, until "release" (at most 60 s)
@@ -46,16 +51,20 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/kmsg_dump.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/panic.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/clock.h>
+#include <linux/skbuff.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 
 #define CT_MAX_KTHREADS		16
 #define CT_SOFTLOCKUP_MAX_S	600
@@ -259,6 +268,62 @@ static void ct_softlockup(unsigned int secs)
 	pr_info("softlockup spin ended without a panic\n");
 }
 
+static int ct_count_cpu = -1;
+static atomic_t ct_skb_allocs;
+
+static int ct_alloc_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (raw_smp_processor_id() == READ_ONCE(ct_count_cpu))
+		atomic_inc(&ct_skb_allocs);
+	return 0;
+}
+
+static struct kprobe ct_alloc_kp = {
+	.symbol_name	= "__alloc_skb",
+	.pre_handler	= ct_alloc_pre,
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+static void ct_alloc_report(struct kmsg_dumper *dumper,
+			    struct kmsg_dump_detail *detail)
+{
+	enum kmsg_dump_reason reason = detail->reason;
+#else
+static void ct_alloc_report(struct kmsg_dumper *dumper,
+			    enum kmsg_dump_reason reason)
+{
+#endif
+	if (reason == KMSG_DUMP_PANIC)
+		pr_emerg("skb allocations on the panicking CPU during the dump: %d\n",
+			 atomic_read(&ct_skb_allocs));
+}
+
+static struct kmsg_dumper ct_alloc_dumper = {
+	.dump	= ct_alloc_report,
+};
+
+/*
+ * Exhaust what an atomic allocation can get: pages down to the reserves,
+ * then the partial slabs of the caches skbs come from.  Nothing is freed:
+ * the kernel panics right after.
+ */
+static void ct_exhaust_atomic(void)
+{
+	static const unsigned int sizes[] = {
+		65536, 16384, 8192, 4096, 2048, 1024, 512, 256, 0
+	};
+	unsigned long pages = 0, skbs = 0;
+	unsigned int i;
+
+	while (alloc_page(GFP_ATOMIC | __GFP_NOWARN))
+		pages++;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		while (alloc_skb(sizes[i], GFP_ATOMIC | __GFP_NOWARN))
+			skbs++;
+	pr_info("took %lu pages and %lu skbs: atomic allocations now fail\n",
+		pages, skbs);
+}
+
 static ssize_t ct_write(struct file *file, const char __user *ubuf,
 			size_t count, loff_t *ppos)
 {
@@ -318,6 +383,19 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		ct_release();
 	} else if (!strcmp(buf, "panic")) {
 		panic("netoops_crashtest: requested panic");
+	} else if (!strcmp(buf, "panic_nomem")) {
+		err = register_kprobe(&ct_alloc_kp);
+		if (err)
+			return err;
+		err = kmsg_dump_register(&ct_alloc_dumper);
+		if (err) {
+			unregister_kprobe(&ct_alloc_kp);
+			return err;
+		}
+		ct_exhaust_atomic();
+		preempt_disable();
+		WRITE_ONCE(ct_count_cpu, smp_processor_id());
+		panic("netoops_crashtest: requested panic, out of memory");
 	} else {
 		return -EINVAL;
 	}
