@@ -54,6 +54,7 @@
 #include <linux/ipv6.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/netpoll.h>
@@ -482,7 +483,7 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
  */
 int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots)
 {
-	pool->slot = kcalloc(slots, sizeof(*pool->slot), GFP_KERNEL);
+	pool->slot = kvcalloc(slots, sizeof(*pool->slot), GFP_KERNEL);
 	if (!pool->slot)
 		return -ENOMEM;
 	pool->nr = slots;
@@ -504,12 +505,15 @@ void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool)
 	for (i = 0; i < pool->nr; i++) {
 		struct sk_buff *skb = xchg(&pool->slot[i], NULL);
 
+		/* a held skb is a sender still running: it would be leaked */
+		WARN_ON_ONCE(skb == NX_SLOT_BUSY);
 		if (!IS_ERR_OR_NULL(skb))
 			consume_skb(skb);
 	}
-	kfree(pool->slot);
+	kvfree(pool->slot);
 	pool->slot = NULL;
 	pool->nr = 0;
+	mutex_destroy(&pool->fill_lock);
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_destroy);
 
@@ -521,6 +525,8 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_pool_destroy);
  *	device's link layer header and IPv4 or IPv6
  * @max_len: largest UDP payload to be sent
  *
+ * The new sizes apply from the next netpoll_xmit_pool_fill(); one running
+ * meanwhile may use some of the old ones.
  * Context: any; allocates nothing.
  */
 void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
@@ -561,16 +567,28 @@ int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool)
 	room = READ_ONCE(pool->room);
 	for (i = 0; i < pool->nr; i++) {
 		struct sk_buff *skb = READ_ONCE(pool->slot[i]);
+		bool keep;
 
 		if (IS_ERR_OR_NULL(skb))
 			continue;
-		if (have < want && skb_headroom(skb) >= head &&
-		    skb_tailroom(skb) >= room) {
-			have++;
+		/*
+		 * Claim it before looking at it: a sender may take it, and
+		 * the driver free it, at any time.  Briefly, so that a
+		 * sender finds it free again.
+		 */
+		preempt_disable();
+		if (cmpxchg_acquire(&pool->slot[i], skb, NX_SLOT_BUSY) != skb) {
+			preempt_enable();
 			continue;
 		}
-		/* a sender may be claiming it: only take it if still free */
-		if (cmpxchg(&pool->slot[i], skb, NULL) == skb)
+		keep = have < want && skb_headroom(skb) >= head &&
+		       skb_tailroom(skb) >= room;
+		/* our look at it is done before a sender can claim it */
+		smp_store_release(&pool->slot[i], keep ? skb : NULL);
+		preempt_enable();
+		if (keep)
+			have++;
+		else
 			consume_skb(skb);
 	}
 	for (i = 0; i < pool->nr && have < want; i++) {
@@ -617,8 +635,9 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_pool_avail);
 
 /*
  * Claim a free skb with @head bytes of headroom and @tail of tailroom;
- * *@slot is where to put it back.  Skbs that do not fit are left for the
- * next netpoll_xmit_pool_fill().
+ * *@slot is where to put it back.  An skb is claimed before it is looked
+ * at (the filler may free what it takes); one that does not fit goes back
+ * at once and is left for the next netpoll_xmit_pool_fill().
  */
 static struct sk_buff *nx_pool_claim(struct netpoll_xmit_pool *pool,
 				     unsigned int head, unsigned int tail,
@@ -629,15 +648,35 @@ static struct sk_buff *nx_pool_claim(struct netpoll_xmit_pool *pool,
 	for (i = 0; i < pool->nr; i++) {
 		struct sk_buff *skb = READ_ONCE(pool->slot[i]);
 
-		if (IS_ERR_OR_NULL(skb) || skb_headroom(skb) < head ||
-		    skb_tailroom(skb) < tail)
+		if (IS_ERR_OR_NULL(skb))
 			continue;
 		if (cmpxchg_acquire(&pool->slot[i], skb, NX_SLOT_BUSY) != skb)
 			continue;
-		*slot = i;
-		return skb;
+		if (skb_headroom(skb) >= head && skb_tailroom(skb) >= tail) {
+			*slot = i;
+			return skb;
+		}
+		/* too small: free again, as it was */
+		smp_store_release(&pool->slot[i], skb);
 	}
 	return NULL;
+}
+
+/*
+ * Put back an skb the driver did not take: empty again, @headroom bytes
+ * reserved, nothing left of the frame built in it.
+ */
+static void nx_pool_put(struct netpoll_xmit_pool *pool, unsigned int slot,
+			struct sk_buff *skb, unsigned int headroom)
+{
+	skb->data = skb->head + headroom;
+	skb->len = 0;
+	skb_reset_tail_pointer(skb);
+	skb->dev = NULL;
+	skb->protocol = 0;
+	skb->queue_mapping = 0;
+	/* the reset skb is visible before the slot says it is free */
+	smp_store_release(&pool->slot[slot], skb);
 }
 
 /* Build Ethernet/IP/UDP around @len bytes of @msg in the free skb @skb. */
@@ -750,9 +789,12 @@ static struct netdev_queue *nx_pick_txq(struct net_device *dev,
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
  *
- * Return: 0 when the driver took the datagram, -ENOBUFS if @pool has no
- * skb that fits, -EIO if the driver took the skb but dropped it, or an
- * error of netpoll_xmit_wait_ready() (nothing was sent).
+ * Return: 0 when the driver took the datagram; nothing was sent on
+ * -ENODEV (no device), -EINVAL (@len negative), -ENOBUFS (@pool has no
+ * skb that fits), -EDEADLK (a lock the send needs is held by this CPU or
+ * a stopped one, or this CPU is inside the device's NAPI poll) or
+ * -ETIMEDOUT (the queue did not run within @timeout_us); -EIO if the
+ * driver took the skb but dropped it.
  */
 int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    const void *msg, int len, unsigned int timeout_us,
@@ -815,12 +857,8 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		smp_store_release(&pool->slot[slot], NULL);
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
-	/* untouched by the driver: make it free again */
-	skb->data = skb->head + headroom;
-	skb->len = 0;
-	skb_reset_tail_pointer(skb);
-	/* the reset skb is visible before the slot says it is free */
-	smp_store_release(&pool->slot[slot], skb);
+	/* untouched by the driver */
+	nx_pool_put(pool, slot, skb, headroom);
 	return err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
