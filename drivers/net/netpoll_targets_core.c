@@ -757,6 +757,16 @@ static int npt_netdev_event(struct notifier_block *nb, unsigned long event,
 				strscpy(nt->np.dev_name, dev->name, IFNAMSIZ);
 		spin_unlock_irqrestore(&nts->lock, flags);
 		break;
+	case NETDEV_CHANGEMTU:
+		if (!nts->ops || !nts->ops->dev_changed)
+			break;
+		spin_lock_irqsave(&nts->lock, flags);
+		list_for_each_entry(nt, &nts->list, list)
+			if (nt->state == NETPOLL_TARGET_ENABLED &&
+			    nt->np.dev == dev)
+				nts->ops->dev_changed(nt);
+		spin_unlock_irqrestore(&nts->lock, flags);
+		break;
 	case NETDEV_UNREGISTER:
 		npt_detach_dev(nts, dev, NETPOLL_TARGET_DEACTIVATED);
 		break;

@@ -117,6 +117,8 @@ struct netpoll_target {
  * @disabled:	@nt has just left ENABLED (DISABLED or DEACTIVATED).
  *		Called in process context (possibly under RTNL from the
  *		netdev notifier) without @nts->lock.
+ * @dev_changed: the MTU of an ENABLED @nt's device changed.  Called under
+ *		RTNL and @nts->lock: must not sleep.
  */
 struct netpoll_targets_ops {
 	int	(*init)(struct netpoll_target *nt);
@@ -125,6 +127,7 @@ struct netpoll_targets_ops {
 	int	(*prepare_enable)(struct netpoll_target *nt);
 	void	(*enabled)(struct netpoll_target *nt);
 	void	(*disabled)(struct netpoll_target *nt);
+	void	(*dev_changed)(struct netpoll_target *nt);
 };
 
 /**
