@@ -470,21 +470,17 @@ struct netpoll_xmit_pool *netoops_target_pool(struct netpoll_target *nt)
 }
 
 /**
- * netoops_target_refill() - have a target's pool refilled after a dump
+ * netoops_target_refill() - have a target's pool refilled after an oops
  * @nt:		the target
- * @crash:	called from a crash path
  *
- * Context: any.  From a crash path only an irq_work is queued (lock-free);
- * it schedules the refill if the machine lives on.
+ * Context: any, including the crash path: only queues an irq_work, which
+ * schedules the refill once interrupts are on again.
  */
-void netoops_target_refill(struct netpoll_target *nt, bool crash)
+void netoops_target_refill(struct netpoll_target *nt)
 {
 	struct netoops_target_priv *tp = netpoll_target_priv(nt);
 
-	if (crash)
-		irq_work_queue(&tp->refill_irq);
-	else
-		schedule_work(&tp->refill_work);
+	irq_work_queue(&tp->refill_irq);
 }
 
 /* Size the pool for @nt's device and the current parameters. */
@@ -494,15 +490,24 @@ static void netoops_target_resize(struct netpoll_target *nt)
 	unsigned int pkt, want;
 
 	want = netoops_target_pool_want(nt, &pkt);
+	if (want > NETOOPS_POOL_SLOTS)
+		pr_warn("%s: %u skbs wanted for two full dumps, %u kept: lower record_size or fec_m\n",
+			netpoll_target_name(nt), want, NETOOPS_POOL_SLOTS);
 	netpoll_xmit_pool_size(&tp->pool, want, &nt->np, pkt);
 }
 
-static int netoops_target_resize_fn(struct netpoll_target *nt, void *data)
+/* Resize, and refill from a work item.  Context: any but the crash path. */
+static void netoops_nt_dev_changed(struct netpoll_target *nt)
 {
 	struct netoops_target_priv *tp = netpoll_target_priv(nt);
 
 	netoops_target_resize(nt);
 	schedule_work(&tp->refill_work);
+}
+
+static int netoops_target_resize_fn(struct netpoll_target *nt, void *data)
+{
+	netoops_nt_dev_changed(nt);
 	return 0;
 }
 
@@ -526,6 +531,16 @@ static void netoops_nt_enabled(struct netpoll_target *nt)
 		pr_warn("%s: only %u of %u skbs for dumps could be allocated\n",
 			netpoll_target_name(nt),
 			netpoll_xmit_pool_avail(&tp->pool), tp->pool.want);
+}
+
+/* A disabled target keeps no skbs: no sender can see it any more. */
+static void netoops_nt_disabled(struct netpoll_target *nt)
+{
+	struct netoops_target_priv *tp = netpoll_target_priv(nt);
+
+	netpoll_xmit_pool_size(&tp->pool, 0, &nt->np, 0);
+	cancel_work_sync(&tp->refill_work);
+	netpoll_xmit_pool_fill(&tp->pool);
 }
 
 static int netoops_nt_init(struct netpoll_target *nt)
@@ -562,6 +577,8 @@ static const struct netpoll_targets_ops netoops_nt_ops = {
 	.init		= netoops_nt_init,
 	.release	= netoops_nt_release,
 	.enabled	= netoops_nt_enabled,
+	.disabled	= netoops_nt_disabled,
+	.dev_changed	= netoops_nt_dev_changed,
 };
 
 static struct netpoll_targets netoops_targets = {

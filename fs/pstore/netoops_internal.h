@@ -35,7 +35,7 @@ struct netoops_tlv_buf;
 #define NETOOPS_META_MAX \
 	(NETOOPS_META_COMMON_MAX + NETOOPS_USERFIELDS_BUDGET)
 /* Most skbs one target keeps for dumps (see netoops_target_pool_want()). */
-#define NETOOPS_POOL_SLOTS		1024
+#define NETOOPS_POOL_SLOTS		4096
 
 /**
  * struct netoops_dump - one dump to send, as the transmit path sees it
@@ -163,7 +163,7 @@ int netoops_put_userfields(struct netpoll_target *nt,
 void netoops_target_auth(struct netpoll_target *nt,
 			 struct netoops_enc_opts *o);
 struct netpoll_xmit_pool *netoops_target_pool(struct netpoll_target *nt);
-void netoops_target_refill(struct netpoll_target *nt, bool crash);
+void netoops_target_refill(struct netpoll_target *nt);
 void netoops_resize_pools(void);
 
 #endif /* _NETOOPS_INTERNAL_H */

@@ -219,12 +219,13 @@ static int netoops_target_enc(struct netpoll_target *nt, struct netoops_tx *tx,
  *
  * Enough for two dumps of a full record with the target's MAC and the
  * current FEC parameters: an oops dump and the panic that follows it.
- * Metadata shrinks the first and the last datagram, so it costs at most
- * two data datagrams and the parity they bring; metadata too large to
- * leave room for parity means no parity (netoops_target_enc()).
- * Context: any; allocates nothing.
+ * The most datagrams any layout netoops_target_enc() may choose takes,
+ * over every metadata size up to NETOOPS_META_MAX: with parity where it
+ * fits, else without.
+ * Context: process; allocates nothing.
  *
- * Return: the number of skbs, at most NETOOPS_POOL_SLOTS.
+ * Return: the number of skbs; more than NETOOPS_POOL_SLOTS if a pool
+ * cannot hold two dumps.
  */
 unsigned int netoops_target_pool_want(struct netpoll_target *nt,
 				      unsigned int *pkt)
@@ -235,22 +236,22 @@ unsigned int netoops_target_pool_want(struct netpoll_target *nt,
 		.fec_k		= READ_ONCE(netoops_fec_k),
 		.fec_m		= READ_ONCE(netoops_fec_m),
 	};
-	size_t rec = netoops_record_size();
-	long n = 0, plain;
+	size_t rec = netoops_record_size(), meta;
+	long n, most = 0;
 
 	netoops_target_auth(nt, &o);
 	*pkt = o.max_pkt;
-	if (o.fec_k) {
-		n = netoops_enc_count(0, rec, &o);
-		/* two more data datagrams, and their parity (one each) */
-		n = n < 0 ? 0 : n + 4;
+	for (meta = 0; meta <= NETOOPS_META_MAX; meta += NETOOPS_TLV_ALIGN) {
+		n = netoops_enc_count(meta, rec, &o);
+		if (n == -EMSGSIZE && o.fec_k) {
+			struct netoops_enc_opts plain = o;
+
+			plain.fec_k = 0;
+			n = netoops_enc_count(meta, rec, &plain);
+		}
+		most = max(most, n);
 	}
-	o.fec_k = 0;
-	plain = netoops_enc_count(NETOOPS_META_MAX, rec, &o);
-	n = max(n, plain);
-	if (n <= 0)
-		return 0;
-	return min_t(long, 2 * n, NETOOPS_POOL_SLOTS);
+	return 2 * most;
 }
 
 static int netoops_target_dump(struct netpoll_target *nt, void *data)
@@ -281,7 +282,7 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 
 	for (r = 0; r < max(netoops_repeat, 1U); r++) {
 		/* Repeats only from skbs a following dump will not need. */
-		if (r && netpoll_xmit_pool_avail(pool) <
+		if (r && tx->d->crash && netpoll_xmit_pool_avail(pool) <
 			 enc.total_pkts + READ_ONCE(pool->want) / 2)
 			break;
 		netoops_enc_rewind(&enc);
@@ -290,10 +291,16 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 				stop = 1;	/* dump budget spent */
 				goto out;
 			}
-			err = netpoll_xmit_udp_pooled(&nt->np, pool, tb->pkt,
-						      len,
-						      netoops_xmit_timeout_us,
-						      tx->d->crash);
+			/* a soft dump leaves the pool to crashes */
+			if (tx->d->crash)
+				err = netpoll_xmit_udp_pooled(&nt->np, pool,
+							      tb->pkt, len,
+							      netoops_xmit_timeout_us,
+							      true);
+			else
+				err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
+						       netoops_xmit_timeout_us,
+						       false);
 			if (err == -EDEADLK) {
 				/* never call into a driver whose lock is stuck */
 				atomic64_inc(&netoops_stats.locked);
@@ -325,7 +332,9 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 out:
 	if (any)
 		tx->sent_to++;
-	netoops_target_refill(nt, tx->d->crash);
+	/* only an oops lives on to refill; a panic or a reboot does not */
+	if (tx->d->reason == NETOOPS_REASON_OOPS)
+		netoops_target_refill(nt);
 	return stop;
 }
 
