@@ -3,7 +3,7 @@
  * gen_vectors: write the golden packets of tests/vectors/, the framed seeds
  * of fuzz/corpus/, or an annotated hexdump of a packet (for the spec).
  *
- *   gen_vectors DIR              write DIR/<name>-<index>.bin
+ *   gen_vectors DIR              write DIR/<name>-<pkt_index>[-p<row>].bin
  *   gen_vectors --corpus DIR     write DIR/<name>.framed (fuzzer seeds)
  *   gen_vectors --hexdump FILE   annotated hexdump of one datagram
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib_test_util.h"
+#include "vector_name.h"
 
 static uint16_t g16(const uint8_t *p)
 {
@@ -145,8 +146,15 @@ static int write_all(const char *dir, int framed)
 				blen += 2 + d.len[i];
 				continue;
 			}
-			snprintf(path, sizeof(path), "%s/%s-%zu.bin", dir,
-				 tu_vectors[v].name, i);
+			if (tu_vector_path(path, sizeof(path), dir,
+					   tu_vectors[v].name, d.pkt[i],
+					   d.len[i]) < 0) {
+				fprintf(stderr, "gen_vectors: %s: datagram %zu "
+					"has no parity row\n",
+					tu_vectors[v].name, i);
+				tu_dump_clear(&d);
+				return 1;
+			}
 			err = tu_write_file(path, d.pkt[i], d.len[i]);
 			if (err) {
 				fprintf(stderr, "gen_vectors: %s: %s\n", path,

@@ -2,11 +2,13 @@
 /*
  * Golden vectors (tests/vectors/): the encoder must reproduce the committed
  * packets byte for byte from the same inputs, and the decoder must read them
- * back.  A format change that alters the bytes fails here; regenerate with
+ * back.  Files are named as vector_name.h says, and a vector has no other
+ * file.  A format change that alters the bytes fails here; regenerate with
  * `make -C tools/netoops vectors` only when the change is intended.
  *
  * Directory: $NETOOPS_VECTORS, else ../../tests/vectors.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include "lib_test_util.h"
+#include "vector_name.h"
 
 static const char *vec_dir(void)
 {
@@ -34,6 +37,25 @@ static const struct tu_vector *find(const char *name)
 	return NULL;
 }
 
+/* Files of vector @name in the directory: <name>-*.bin. */
+static size_t count_files(const char *name)
+{
+	size_t n = 0, nl = strlen(name), fl;
+	DIR *dir = opendir(vec_dir());
+	struct dirent *de;
+
+	if (!dir)
+		fail_msg("%s: cannot list", vec_dir());
+	while ((de = readdir(dir))) {
+		fl = strlen(de->d_name);
+		if (fl > nl + 5 && !strncmp(de->d_name, name, nl) &&
+		    de->d_name[nl] == '-' && !strcmp(de->d_name + fl - 4, ".bin"))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
 /* Compare every committed file of a vector with a fresh encoding. */
 static void compare_files(const struct tu_vector *v, struct tu_dump *d)
 {
@@ -43,8 +65,8 @@ static void compare_files(const struct tu_vector *v, struct tu_dump *d)
 
 	assert_int_equal(v->build(d), 0);
 	for (i = 0; i < d->n; i++) {
-		snprintf(path, sizeof(path), "%s/%s-%zu.bin", vec_dir(),
-			 v->name, i);
+		assert_true(tu_vector_path(path, sizeof(path), vec_dir(),
+					   v->name, d->pkt[i], d->len[i]) > 0);
 		if (tu_read_file(path, &buf, &len))
 			fail_msg("%s: cannot read (run from tools/netoops or "
 				 "set NETOOPS_VECTORS)", path);
@@ -53,8 +75,7 @@ static void compare_files(const struct tu_vector *v, struct tu_dump *d)
 		free(buf);
 	}
 	/* no stale extra packet file */
-	snprintf(path, sizeof(path), "%s/%s-%zu.bin", vec_dir(), v->name, i);
-	assert_int_equal(tu_read_file(path, &buf, &len), -ENOENT);
+	assert_int_equal(count_files(v->name), d->n);
 }
 
 static void test_small(void **state)
