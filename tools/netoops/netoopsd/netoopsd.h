@@ -199,6 +199,7 @@ struct daemon {
 	atomic_bool stop;		/* workers: drain sockets and exit */
 	int nr_addrs;			/* listen addresses bound */
 	int port;			/* bound UDP port */
+	int port_lock;			/* owns the port (sockets.c), or -1 */
 	int metrics_port;		/* bound HTTP port, 0 if none */
 	struct worker workers[MAX_WORKERS];
 	struct ptrq dq;			/* finished dumps -> finishers */

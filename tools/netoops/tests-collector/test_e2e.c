@@ -7,7 +7,8 @@
  * raw (show, list, buckets, decode, netoopsd -v), and every error names
  * the file and the real reason with a non-zero exit status.
  *
- * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
+ * Environment: NETOOPSD and NETOOPS_CLI name the programs under test;
+ * NETOOPS_TEST_FILTER, a cmocka test name pattern, runs only those.
  * Every wait is for a condition, bounded by a deadline.
  */
 #include <arpa/inet.h>
@@ -1192,6 +1193,117 @@ static void test_config_comments(void **state)
 	rm_tmp(dir);
 }
 
+/*
+ * Runs netoopsd with @args (a NULL-terminated list after the program),
+ * standard error to @log; waits for its exit, at most DEADLINE_MS, and
+ * returns its exit status.  A netoopsd still running then fails the test.
+ */
+static int run_until_exit(const char *const *args, const char *log)
+{
+	const char *argv[24] = { getenv("NETOOPSD") };
+	uint64_t end = now_ms() + DEADLINE_MS;
+	pid_t pid;
+	int n = 1, st;
+
+	while (*args && n < 23)
+		argv[n++] = *args++;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		harness_exec(argv, log);
+	while (!waitpid(pid, &st, WNOHANG)) {
+		if (now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("a second netoopsd kept running: see %s", log);
+		}
+		nap();
+	}
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static char *read_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Sends dumps @first..@first+@n-1 of this test, whole. */
+static void send_dumps(int port, int first, int n)
+{
+	struct gen_opts op = { .hostname = "e2e-owner", .reason = 1,
+			       .release = "6.1.0", .max_pkt = 512 };
+	struct gen_pkts p;
+	uint8_t b[16];
+	size_t len;
+	char *log;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		mkboot(b, 0x40 + i);
+		log = gen_log(3000, "owner_fn", i, &len);
+		assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+		send_pkts(port, &p, NULL, 0);
+		gen_pkts_free(&p);
+		free(log);
+	}
+}
+
+/*
+ * One netoopsd per UDP port: a second one, on the same address or the
+ * wildcard, refuses to start, names the owner and exits 1; the first
+ * still gets every dump.  Once the owner is killed (SIGKILL: nothing
+ * cleaned up), a new netoopsd takes the port.
+ */
+static void test_one_per_port(void **state)
+{
+	struct daemon_run a, b;
+	char port[16], db[160], log[160], want[128];
+	const char *extra[] = { "--port", port, NULL };
+	const char *same[] = { "--listen", "127.0.0.1", "--port", port,
+			       "--db", db, NULL };
+	const char *wild[] = { "--listen", "0.0.0.0", "--port", port,
+			       "--db", db, "--workers", "1", NULL };
+	int st;
+
+	(void)state;
+	start_daemon(&a, "600000", 0, NULL);
+	snprintf(port, sizeof(port), "%d", a.port);
+	snprintf(db, sizeof(db), "%s/second.db", a.dir);
+	snprintf(log, sizeof(log), "%s/second.log", a.dir);
+	snprintf(want, sizeof(want), "netoopsd: udp port %d is taken by"
+		 " another netoopsd (pid %d): one netoopsd per port\n", a.port,
+		 (int)a.pid);
+	assert_int_equal(run_until_exit(same, log), 1);
+	assert_string_equal(read_text(log), want);
+	assert_int_equal(run_until_exit(wild, log), 1);
+	assert_string_equal(read_text(log), want);
+	send_dumps(a.port, 0, 8);
+	wait_metric(&a, "netoops_dumps_stored_total", 8);
+	assert_true(metric(&a, "netoops_dumps_stored_total") == 8);
+
+	/* SIGKILL: the port is free again at once. */
+	assert_int_equal(kill(a.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(a.pid, &st, 0), a.pid);
+	assert_true(WIFSIGNALED(st));
+	current.pid = 0;
+	start_daemon(&b, "600000", 0, extra);
+	assert_int_equal(b.port, a.port);
+	send_dumps(b.port, 8, 1);
+	wait_metric(&b, "netoops_dumps_stored_total", 1);
+	assert_int_equal(stop_daemon(&b), 0);
+	cleanup(&b);
+	harness_cleanup(a.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1207,9 +1319,12 @@ int main(void)
 		cmocka_unit_test(test_daemon_errors),
 		cmocka_unit_test(test_decode_not_netoops),
 		harness_test(test_config_comments),
+		harness_test(test_one_per_port),
 	};
 
 	if (harness_skip("collector-e2e"))
 		return 0;
+	if (getenv("NETOOPS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("NETOOPS_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
