@@ -234,6 +234,9 @@ int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
 int sockets_open(struct daemon *d);
 void sockets_close(struct daemon *d);
 
+/* privs.c: every capability gone, no_new_privs; 0 or negative errno */
+int privs_drop(void);
+
 /* worker.c */
 int workers_start(struct daemon *d);
 void workers_stop(struct daemon *d);

@@ -12,6 +12,7 @@
  * Every wait is for a condition, bounded by a deadline.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -1304,6 +1305,96 @@ static void test_one_per_port(void **state)
 	harness_cleanup(a.dir);
 }
 
+/* The value of "@field:\t<hex>" in /proc/@pid/task/@tid/status. */
+static unsigned long long task_status_hex(const char *status,
+					  const char *field)
+{
+	const char *p = strstr(status, field);
+
+	if (!p)
+		fail_msg("no %s in:\n%s", field, status);
+	return strtoull(p + strlen(field) + 1, NULL, 16);
+}
+
+/* The receive buffer the kernel gave UDP port @port (ss -m: "rb"). */
+static long long udp_rcvbuf(int port)
+{
+	char cmd[128], line[512], *p;
+	long long rb = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ss -uanmH 'sport = :%d'", port);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if ((p = strstr(line, ",rb")))
+			rb = strtoll(p + 3, NULL, 10);
+	assert_int_equal(pclose(f), 0);
+	return rb;
+}
+
+/*
+ * Started as root with --rcvbuf above net.core.rmem_max: the sockets get
+ * it (SO_RCVBUFFORCE, CAP_NET_ADMIN), then every thread runs with no
+ * capability in any set, no_new_privs, and dumps are still stored.
+ */
+static void test_capabilities(void **state)
+{
+	char rcvbuf[32], path[320], status[4096];
+	const char *extra[] = { "--rcvbuf", rcvbuf, NULL };
+	long long rmem_max = 0, want;
+	struct daemon_run r;
+	struct dirent *de;
+	int tasks = 0;
+	size_t n;
+	DIR *dir;
+	FILE *f;
+
+	(void)state;
+	if (geteuid()) {
+		print_message("SKIP: needs root (CAP_NET_ADMIN to drop)\n");
+		skip();
+	}
+	f = fopen("/proc/sys/net/core/rmem_max", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lld", &rmem_max), 1);
+	fclose(f);
+	want = rmem_max + (1 << 20);
+	snprintf(rcvbuf, sizeof(rcvbuf), "%lld", want);
+	start_daemon(&r, "600000", 0, extra);
+	/* The kernel doubles it; without the capability, 2 x rmem_max. */
+	assert_int_equal(udp_rcvbuf(r.port), 2 * want);
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r.pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
+			 (int)r.pid, de->d_name);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		n = fread(status, 1, sizeof(status) - 1, f);
+		status[n] = 0;
+		fclose(f);
+		assert_int_equal(task_status_hex(status, "CapInh:"), 0);
+		assert_int_equal(task_status_hex(status, "CapPrm:"), 0);
+		assert_int_equal(task_status_hex(status, "CapEff:"), 0);
+		assert_int_equal(task_status_hex(status, "CapBnd:"), 0);
+		assert_int_equal(task_status_hex(status, "CapAmb:"), 0);
+		assert_int_equal(task_status_hex(status, "NoNewPrivs:"), 1);
+		tasks++;
+	}
+	closedir(dir);
+	assert_true(tasks > 2);		/* main, workers, finishers, ... */
+
+	send_dumps(r.port, 16, 2);
+	wait_metric(&r, "netoops_dumps_stored_total", 2);
+	assert_int_equal(stop_daemon(&r), 0);
+	cleanup(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1320,6 +1411,7 @@ int main(void)
 		cmocka_unit_test(test_decode_not_netoops),
 		harness_test(test_config_comments),
 		harness_test(test_one_per_port),
+		harness_test(test_capabilities),
 	};
 
 	if (harness_skip("collector-e2e"))
