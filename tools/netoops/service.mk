@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The systemd unit (netoopsd.service) as a sandbox: `systemd-analyze
+# security --offline=true` rates its exposure from 0.0 (locked down) to
+# 10.0; service-security fails above SERVICE_EXPOSURE_MAX.  systemd 252's
+# offline mode reads the unit file alone (the ExecStart program need not
+# exist).  systemd-analyze comes with the systemd package
+# (scripts/install-deps.sh installs it).
+#
+# Check: service-security.
+
+SERVICE_EXPOSURE_MAX := 2.0
+
+.PHONY: service-security
+service-security: netoopsd.service
+	@command -v systemd-analyze >/dev/null 2>&1 || { \
+		echo "service-security: systemd-analyze not found: install" \
+		     "the systemd package (scripts/install-deps.sh)" >&2; \
+		exit 1; }
+	@mkdir -p build
+	@systemd-analyze security --offline=true \
+		--threshold=$(subst .,,$(SERVICE_EXPOSURE_MAX)) $< \
+		>build/service-security.txt 2>&1; rc=$$?; \
+	line=$$(grep 'Overall exposure level' build/service-security.txt); \
+	if [ $$rc != 0 ] || [ -z "$$line" ]; then \
+		grep '✗' build/service-security.txt; \
+		echo "service-security: $${line:-no rating} (rc $$rc):" \
+		     "above $(SERVICE_EXPOSURE_MAX)" >&2; \
+		exit 1; \
+	fi; \
+	echo "service-security: $$line (at most $(SERVICE_EXPOSURE_MAX))"
+
+CHECKS += service-security
