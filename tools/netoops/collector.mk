@@ -9,7 +9,8 @@
 #
 # Checks: collector-unit (store, record, spool and config suites),
 # collector-e2e (netoopsd on loopback fed by real encoded dumps, verified
-# through the CLI), collector-durability (a locked database, a full disk,
+# through the CLI; a second netoopsd on its port refused; as root, no
+# capability left once the sockets are bound), collector-durability (a locked database, a full disk,
 # a restart in the middle of dumps: nothing lost).  The last two run
 # netoopsd with the helpers of tests-collector/harness.c.  The full-disk cases
 # mount a small tmpfs in a mount namespace of their own: as root, or in a

@@ -304,9 +304,9 @@ static int set_str(char **dst, const char *v)
 static int config_file(struct config *c, const char *path);
 
 /*
- * A MAC key: 16 to 64 bytes (RFC 2104: no shorter than the 32-byte
- * SHA-256 output is best; 16 is the floor).  A refused key is never
- * echoed, not even in part: the reasons below name no byte of it.
+ * A MAC key: 16 to 64 bytes, as the kernel's auth_key takes it.  A
+ * refused key is never echoed, not even in part: the reasons below name
+ * no byte of it.
  */
 #define KEY_MIN	16
 #define KEY_MAX	64
