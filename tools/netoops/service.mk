@@ -7,7 +7,13 @@
 # exist).  systemd-analyze comes with the systemd package
 # (scripts/install-deps.sh installs it).
 #
-# Check: service-security.
+# service-syscalls (tests-collector/service_syscalls.sh): netoopsd, run as
+# the unit runs it (not root, CAP_NET_ADMIN ambient) under strace -f while
+# it stores the golden vectors' dumps, makes no system call outside the
+# unit's SystemCallFilter= (which would fail with EPERM).  Needs root,
+# strace and setpriv; skipped, saying so, without them.
+#
+# Checks: service-security, service-syscalls.
 
 SERVICE_EXPOSURE_MAX := 2.0
 
@@ -31,3 +37,10 @@ service-security: netoopsd.service
 	echo "service-security: $$line (at most $(SERVICE_EXPOSURE_MAX))"
 
 CHECKS += service-security
+
+.PHONY: service-syscalls
+service-syscalls: build/netoopsd netoopsd.service
+	tests-collector/service_syscalls.sh build/netoopsd netoopsd.service \
+		$(VECTORS_DIR)
+
+CHECKS += service-syscalls
