@@ -353,6 +353,13 @@ static int key_store(struct config *c, uint32_t id, const char *hex,
 		snprintf(why, WHY_LEN, "too many keys (at most %d)", MAX_KEYS);
 		return -E2BIG;
 	}
+	/* Only the first would be used: a second is a mistake. */
+	for (i = 0; i < (size_t)c->nr_keys; i++)
+		if (c->keys[i].id == id) {
+			snprintf(why, WHY_LEN, "key %u given twice",
+				 (unsigned int)id);
+			return -EEXIST;
+		}
 	for (i = 0; i < n; i++)
 		if (hexval(hex[i]) < 0) {
 			snprintf(why, WHY_LEN, "key %u: not hex digits",

@@ -1614,7 +1614,7 @@ static void assert_not_echoed(const char *err, const char *secret)
 /*
  * Refused keys: in a config file ("key = ..." malformed, "key ..."
  * without '='), on the command line, in a key file; 1 and 65 bytes are
- * refused (16 to 64).  Each: exit 2, the reason, and no part of the key
+ * refused (16 to 64); so is a key id given twice.  Each: exit 2, the reason, and no part of the key
  * in the message.
  */
 static void test_key_refused(void **state)
@@ -1628,6 +1628,8 @@ static void test_key_refused(void **state)
 	const char *cfg_args[] = { "--config", conf, NULL };
 	const char *key_args[] = { "--key", arg, NULL };
 	const char *file_args[] = { "--key-file", arg, NULL };
+	const char *twice_args[] = { "--key-file", arg, "--config", conf,
+				     NULL };
 	int i;
 
 	(void)state;
@@ -1687,6 +1689,14 @@ static void test_key_refused(void **state)
 	assert_int_equal(refused_status(file_args, err, sizeof(err)), 2);
 	assert_non_null(strstr(err, "key 3: not hex digits"));
 	assert_not_echoed(err, secret);
+	/* the same key id twice: only one could be used */
+	snprintf(text, sizeof(text), "key-file = 3:%s\n", kf);
+	write_file(conf, text, 0600);
+	snprintf(text, sizeof(text), "%s\n", flood_key_only_hex());
+	write_file(kf, text, 0600);
+	snprintf(arg, sizeof(arg), "3:%s", kf);
+	assert_int_equal(refused_status(twice_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "key 3 given twice"));
 	/* relative, without $CREDENTIALS_DIRECTORY */
 	unsetenv("CREDENTIALS_DIRECTORY");
 	snprintf(arg, sizeof(arg), "3:k");
