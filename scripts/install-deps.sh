@@ -14,6 +14,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
 	bc flex bison libelf-dev libssl-dev dwarves python3
 	sparse
+	systemd strace
 	libisal-dev
 	linux-source-6.12
 )

@@ -9,7 +9,8 @@
 #
 # Checks: collector-unit (store, record, spool and config suites),
 # collector-e2e (netoopsd on loopback fed by real encoded dumps, verified
-# through the CLI), collector-durability (a locked database, a full disk,
+# through the CLI; a second netoopsd on its port refused; as root, no
+# capability left once the sockets are bound), collector-durability (a locked database, a full disk,
 # a restart in the middle of dumps: nothing lost).  The last two run
 # netoopsd with the helpers of tests-collector/harness.c.  The full-disk cases
 # mount a small tmpfs in a mount namespace of their own: as root, or in a
@@ -20,7 +21,8 @@ COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
-	  netoopsd-obj/metrics.c netoopsd-obj/spool.c netoopsd-obj/resume.c
+	  netoopsd-obj/metrics.c netoopsd-obj/spool.c netoopsd-obj/resume.c \
+	  netoopsd-obj/privs.c
 COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
 COLL_LIBS := -lsqlite3 -ljansson -lz -lcrypto -lisal -lpthread
 COLL_D_LIBS := -lmicrohttpd

@@ -8,7 +8,11 @@
 # unsigned data never replacing or joining a signed dump; and starvation:
 # half dumps from 200 addresses of 127.0.1.0/24 at 5000 datagrams/s while
 # 50 honest dumps (10 signed, from flooding addresses) must all be stored
-# complete and nothing of the flood stored.  Runs the optimised netoopsd (so
+# complete and nothing of the flood stored; keys from files (--key-file,
+# and netoopsd.conf.example's key-file line through $CREDENTIALS_DIRECTORY
+# as LoadCredential= sets it up) verify a signed dump; refused keys (1 or
+# 65 bytes, malformed, in a config line, on the command line, in a file)
+# exit 2 and never show in the message.  Runs the optimised netoopsd (so
 # that its RSS is the production one); the test itself is built with
 # ASan+UBSan.
 #

@@ -8,11 +8,13 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "netoopsd.h"
@@ -25,7 +27,7 @@ enum {
 	OPT_MAX_PACKET, OPT_BATCH, OPT_SYNC, OPT_STORE_QUEUE,
 	OPT_SOURCE_KEY, OPT_TIMEOUT, OPT_MAX_PKTS, OPT_MAX_DUMP_BYTES,
 	OPT_MAX_PER_SOURCE, OPT_MAX_DUMPS, OPT_MAX_MEMORY, OPT_PENDING_BYTES,
-	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_REQUIRE_AUTH,
+	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_KEY_FILE, OPT_REQUIRE_AUTH,
 	OPT_MAX_PER_ADDR, OPT_MIN_PARTIAL,
 	OPT_SPOOL, OPT_SPOOL_BYTES, OPT_SPOOL_MEMORY, OPT_RESUME_BYTES,
 };
@@ -62,6 +64,7 @@ static const struct option longopts[] = {
 	{ "max-open-dumps", required_argument, NULL, OPT_MAX_DUMPS },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "key", required_argument, NULL, OPT_KEY },
+	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 	{ "require-auth", no_argument, NULL, OPT_REQUIRE_AUTH },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -97,10 +100,15 @@ void usage(FILE *f)
 "                             0 = none)\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
 "                             by `netoops decode`)\n"
-"      --key ID:HEX           MAC key of key id ID (repeatable); signed\n"
-"                             datagrams must then verify; a dump whose\n"
-"                             datagrams all verified with key ID is stored\n"
-"                             as authenticated by it (`netoops show`)\n"
+"      --key-file ID:PATH     MAC key of key id ID (repeatable): 16 to 64\n"
+"                             bytes in hex in PATH; a relative PATH is a\n"
+"                             credential in $CREDENTIALS_DIRECTORY (systemd\n"
+"                             LoadCredential=).  Signed datagrams must then\n"
+"                             verify; a dump whose datagrams all verified\n"
+"                             with key ID is stored as authenticated by it\n"
+"                             (`netoops show`)\n"
+"      --key ID:HEX           the same, the key itself: every user sees it\n"
+"                             (ps) until netoopsd has read it; deprecated\n"
 "      --require-auth         refuse datagrams without a MAC\n"
 "      --metrics-listen A:P   serve Prometheus metrics at http://A:P/metrics\n"
 "                             (P may be 0: bound port goes to --ready-file)\n"
@@ -178,6 +186,7 @@ void config_free(struct config *c)
 	free(c->metrics_file);
 	free(c->ready_file);
 	free(c->spool_dir);
+	explicit_bzero(c->keys, sizeof(c->keys));
 }
 
 /* Why a value was refused, for the message of the caller of apply(). */
@@ -294,40 +303,168 @@ static int set_str(char **dst, const char *v)
 
 static int config_file(struct config *c, const char *path);
 
-/* "ID:HEX": a MAC key id and 1..64 key bytes in hex (issue 6). */
-static int add_key(struct config *c, const char *v, char *why)
+/*
+ * A MAC key: 16 to 64 bytes, as the kernel's auth_key takes it.  A
+ * refused key is never echoed, not even in part: the reasons below name
+ * no byte of it.
+ */
+#define KEY_MIN	16
+#define KEY_MAX	64
+
+/* "ID:" of "ID:@what" */
+static int key_id(const char *v, const char *what, uint32_t *ret_id,
+		  const char **ret_rest, char *why)
+{
+	unsigned long id;
+	char *end;
+
+	errno = 0;
+	id = strtoul(v, &end, 0);
+	if (!isdigit((unsigned char)*v) || errno || *end != ':' ||
+	    id > UINT32_MAX) {
+		snprintf(why, WHY_LEN, "not ID:%s (ID: a key id, decimal or"
+			 " 0x hex)", what);
+		return -EINVAL;
+	}
+	*ret_id = (uint32_t)id;
+	*ret_rest = end + 1;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* @n hex digits at @hex: key @id of the configuration. */
+static int key_store(struct config *c, uint32_t id, const char *hex,
+		     size_t n, char *why)
 {
 	struct cfg_key *k;
-	char *end;
-	unsigned long id;
-	size_t i, n;
+	size_t i;
 
 	if (c->nr_keys >= MAX_KEYS) {
 		snprintf(why, WHY_LEN, "too many keys (at most %d)", MAX_KEYS);
 		return -E2BIG;
 	}
-	snprintf(why, WHY_LEN, "not ID:HEX with 1 to 64 key bytes");
-	k = &c->keys[c->nr_keys];
-	id = strtoul(v, &end, 0);
-	if (end == v || *end != ':' || id > UINT32_MAX)
-		return -EINVAL;
-	v = end + 1;
-	n = strlen(v);
-	if (!n || n % 2 || n / 2 > sizeof(k->key))
-		return -EINVAL;
-	for (i = 0; i < n / 2; i++) {
-		unsigned int b;
-
-		if (sscanf(v + 2 * i, "%2x", &b) != 1 ||
-		    !strchr("0123456789abcdefABCDEF", v[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", v[2 * i + 1]))
+	/* Only the first would be used: a second is a mistake. */
+	for (i = 0; i < (size_t)c->nr_keys; i++)
+		if (c->keys[i].id == id) {
+			snprintf(why, WHY_LEN, "key %u given twice",
+				 (unsigned int)id);
+			return -EEXIST;
+		}
+	for (i = 0; i < n; i++)
+		if (hexval(hex[i]) < 0) {
+			snprintf(why, WHY_LEN, "key %u: not hex digits",
+				 (unsigned int)id);
 			return -EINVAL;
-		k->key[i] = (uint8_t)b;
+		}
+	if (n % 2 || n / 2 < KEY_MIN || n / 2 > KEY_MAX) {
+		snprintf(why, WHY_LEN, "key %u: %zu hex digits; a key has %d"
+			 " to %d bytes (%d to %d hex digits)", (unsigned int)id,
+			 n, KEY_MIN, KEY_MAX, 2 * KEY_MIN, 2 * KEY_MAX);
+		return -EINVAL;
 	}
-	k->id = (uint32_t)id;
+	k = &c->keys[c->nr_keys];
+	for (i = 0; i < n / 2; i++)
+		k->key[i] = (uint8_t)(hexval(hex[2 * i]) << 4 |
+				      hexval(hex[2 * i + 1]));
+	k->id = id;
 	k->len = n / 2;
 	c->nr_keys++;
 	return 0;
+}
+
+/* --key "ID:HEX". */
+static int add_key(struct config *c, const char *v, char *why)
+{
+	const char *hex;
+	uint32_t id;
+	int r = key_id(v, "HEX", &id, &hex, why);
+
+	return r < 0 ? r : key_store(c, id, hex, strlen(hex), why);
+}
+
+/*
+ * --key-file "ID:PATH": the key in hex, blanks around it ignored.  A
+ * relative PATH names a credential of the service (systemd
+ * LoadCredential=ID:FILE puts it in $CREDENTIALS_DIRECTORY).
+ */
+static int add_key_file(struct config *c, const char *v, char *why)
+{
+	char path[PATH_MAX], buf[4 * KEY_MAX];
+	const char *name, *dir, *hex;
+	struct stat st;
+	size_t n = 0;
+	ssize_t got;
+	uint32_t id;
+	int fd, r;
+
+	r = key_id(v, "PATH", &id, &name, why);
+	if (r < 0)
+		return r;
+	dir = getenv("CREDENTIALS_DIRECTORY");
+	if (!*name) {
+		snprintf(why, WHY_LEN, "no file name after the key id");
+		return -EINVAL;
+	}
+	if (name[0] == '/') {
+		r = snprintf(path, sizeof(path), "%s", name);
+	} else if (dir && *dir) {
+		r = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	} else {
+		snprintf(why, WHY_LEN, "relative file name, and no"
+			 " $CREDENTIALS_DIRECTORY (LoadCredential=)");
+		return -EINVAL;
+	}
+	if (r >= (int)sizeof(path)) {
+		snprintf(why, WHY_LEN, "file name too long");
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, WHY_LEN, "cannot read %.40s: %s", path,
+			 strerror(-r));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, WHY_LEN, "%.40s is not a regular file", path);
+		r = -EINVAL;
+		goto out;
+	}
+	if (st.st_mode & S_IROTH)
+		fprintf(stderr, "netoopsd: warning: key file %s is readable"
+			" by every user\n", path);
+	while (n < sizeof(buf) &&
+	       (got = read(fd, buf + n, sizeof(buf) - n)) > 0)
+		n += (size_t)got;
+	if (n == sizeof(buf)) {
+		snprintf(why, WHY_LEN, "key %u: file too large for a key of"
+			 " at most %d bytes in hex", (unsigned int)id, KEY_MAX);
+		r = -EINVAL;
+		goto out;
+	}
+	hex = buf;
+	while (n && isspace((unsigned char)*hex)) {
+		hex++;
+		n--;
+	}
+	while (n && isspace((unsigned char)hex[n - 1]))
+		n--;
+	r = key_store(c, id, hex, n, why);
+out:
+	explicit_bzero(buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 /*
@@ -476,6 +613,8 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		break;
 	case OPT_KEY:
 		return add_key(c, v, why);
+	case OPT_KEY_FILE:
+		return add_key_file(c, v, why);
 	case OPT_REQUIRE_AUTH:
 		c->require_auth = true;
 		break;
@@ -544,6 +683,14 @@ static int config_file(struct config *c, const char *path)
 		if (eq)
 			*eq = 0;
 		k = trim(k);
+		/* "key 1:SECRET" (no '='): name only, the rest never shown */
+		if (k[strcspn(k, " \t")]) {
+			k[strcspn(k, " \t")] = 0;
+			fprintf(stderr, "netoopsd: %s:%d: '%s' and its value need"
+				" '=' between them\n", path, lineno, k);
+			r = -EINVAL;
+			break;
+		}
 		for (o = longopts; o->name; o++)
 			if (!strcmp(o->name, k))
 				break;
@@ -562,9 +709,13 @@ static int config_file(struct config *c, const char *path)
 		}
 		r = apply(c, o->val, v, why);
 		if (r < 0) {
-			fprintf(stderr, "netoopsd: %s:%d: bad value for %s '%s'"
-				"%s%s\n", path, lineno, k, v, *why ? ": " : "",
-				why);
+			/* a key is never echoed */
+			fprintf(stderr, "netoopsd: %s:%d: bad value for %s%s%s%s"
+				"%s%s\n", path, lineno, k,
+				o->val == OPT_KEY ? "" : " '",
+				o->val == OPT_KEY ? "" : v,
+				o->val == OPT_KEY ? "" : "'",
+				*why ? ": " : "", why);
 			break;
 		}
 	}
@@ -587,12 +738,21 @@ int config_parse_args(struct config *c, int argc, char **argv)
 		if (opt == '?')
 			return -EINVAL;
 		r = apply(c, opt, optarg, why);
+		if (opt == OPT_KEY) {
+			/* Gone from /proc/PID/cmdline from now on. */
+			fprintf(stderr, "netoopsd: warning: --key shows the key"
+				" to every user (ps); use --key-file\n");
+			memset(optarg, 'x', strlen(optarg));
+		}
 		if (r < 0) {
 			const struct option *o = longopts;
 
 			while (o->name && o->val != opt)
 				o++;
-			if (opt != OPT_CONFIG)
+			if (opt == OPT_KEY)
+				fprintf(stderr, "netoopsd: bad value for --key:"
+					" %s\n", why);
+			else if (opt != OPT_CONFIG)
 				fprintf(stderr, "netoopsd: bad value for --%s"
 					" '%s'%s%s\n", o->name ? o->name : "?",
 					optarg, *why ? ": " : "", why);

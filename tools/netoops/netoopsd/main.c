@@ -143,6 +143,13 @@ int main(int argc, char **argv)
 	r = sockets_open(d);
 	if (r < 0)
 		return 1;
+	/* Bound: no capability is needed any more (before any thread). */
+	r = privs_drop();
+	if (r < 0) {
+		fprintf(stderr, "netoopsd: cannot drop capabilities: %s\n",
+			strerror(-r));
+		return 1;
+	}
 	r = metrics_http_start(d);
 	if (r < 0) {
 		fprintf(stderr, "netoopsd: cannot serve metrics on %s: %s\n",

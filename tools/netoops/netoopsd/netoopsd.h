@@ -199,6 +199,7 @@ struct daemon {
 	atomic_bool stop;		/* workers: drain sockets and exit */
 	int nr_addrs;			/* listen addresses bound */
 	int port;			/* bound UDP port */
+	int port_lock;			/* owns the port (sockets.c), or -1 */
 	int metrics_port;		/* bound HTTP port, 0 if none */
 	struct worker workers[MAX_WORKERS];
 	struct ptrq dq;			/* finished dumps -> finishers */
@@ -232,6 +233,9 @@ int parse_addr(const char *s, int port, struct sockaddr_storage *ss,
 	       socklen_t *len);
 int sockets_open(struct daemon *d);
 void sockets_close(struct daemon *d);
+
+/* privs.c: every capability gone, no_new_privs; 0 or negative errno */
+int privs_drop(void);
 
 /* worker.c */
 int workers_start(struct daemon *d);

@@ -2,16 +2,19 @@
 /*
  * netoopsd sockets: for each listen address one SO_REUSEPORT group with a
  * socket per worker, and a classic BPF program that picks the socket (so
- * the worker) from the datagram's boot_id.
+ * the worker) from the datagram's boot_id.  One netoopsd per UDP port:
+ * see port_lock().
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,6 +96,57 @@ static int attach_steering(int fd, unsigned int n)
 			  sizeof(prog)) < 0 ? -errno : 0;
 }
 
+/*
+ * SO_REUSEPORT lets a second netoopsd of the same user join the group:
+ * it would take a share of the dumps and its steering program would
+ * replace ours.  So each netoopsd owns its port by binding the abstract
+ * unix socket "netoopsd/udp/PORT" before its first UDP socket.  Abstract
+ * names live in the network namespace, as ports do, need no directory,
+ * and vanish with the process however it ends (SIGKILL included).  The
+ * port, not the address: a wildcard and a specific address overlap, and
+ * the kernel gives the specific one the datagrams.
+ */
+static int port_lock(struct daemon *d, int port)
+{
+	struct sockaddr_un su = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len, clen = sizeof(cred);
+	int fd, c, n;
+
+	n = snprintf(su.sun_path + 1, sizeof(su.sun_path) - 1,
+		     "netoopsd/udp/%d", port);
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	if (!bind(fd, (struct sockaddr *)&su, len) && !listen(fd, 1)) {
+		d->port_lock = fd;
+		return 0;
+	}
+	if (errno != EADDRINUSE)
+		goto fail;
+	close(fd);
+	/* The owner's pid, for the message: its credentials at listen(). */
+	c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c >= 0 && !connect(c, (struct sockaddr *)&su, len) &&
+	    !getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &clen))
+		fprintf(stderr, "netoopsd: udp port %d is taken by another"
+			" netoopsd (pid %d): one netoopsd per port\n", port,
+			(int)cred.pid);
+	else
+		fprintf(stderr, "netoopsd: udp port %d is taken by another"
+			" netoopsd: one netoopsd per port\n", port);
+	if (c >= 0)
+		close(c);
+	return -EADDRINUSE;
+fail:
+	n = -errno;
+	fprintf(stderr, "netoopsd: cannot lock udp port %d: %m\n", port);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
 static int open_one(struct daemon *d, const char *addr, int port,
 		    int *ret_port)
 {
@@ -156,6 +210,13 @@ int sockets_open(struct daemon *d)
 		addrs = defaults;
 		nr = 2;
 	}
+	/* Port 0: locked as soon as the first socket has one. */
+	d->port_lock = -1;
+	if (port) {
+		r = port_lock(d, port);
+		if (r < 0)
+			return r;
+	}
 	for (i = 0; i < nr; i++) {
 		for (w = 0; w < d->cfg.workers; w++) {
 			r = open_one(d, addrs[i], port, &got);
@@ -172,6 +233,11 @@ int sockets_open(struct daemon *d)
 			d->workers[w].fds[a] = r;
 			d->workers[w].nfds = a + 1;
 			/* Port 0: every later socket joins the first one's. */
+			if (!port) {
+				r = port_lock(d, got);
+				if (r < 0)
+					return r;
+			}
 			port = got;
 		}
 		if (w < d->cfg.workers)
@@ -201,4 +267,7 @@ void sockets_close(struct daemon *d)
 	for (w = 0; w < d->cfg.workers; w++)
 		for (i = 0; i < d->workers[w].nfds; i++)
 			close(d->workers[w].fds[i]);
+	if (d->port_lock >= 0)
+		close(d->port_lock);
+	d->port_lock = -1;
 }

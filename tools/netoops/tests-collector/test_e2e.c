@@ -7,10 +7,12 @@
  * raw (show, list, buckets, decode, netoopsd -v), and every error names
  * the file and the real reason with a non-zero exit status.
  *
- * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
+ * Environment: NETOOPSD and NETOOPS_CLI name the programs under test;
+ * NETOOPS_TEST_FILTER, a cmocka test name pattern, runs only those.
  * Every wait is for a condition, bounded by a deadline.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -1192,6 +1194,207 @@ static void test_config_comments(void **state)
 	rm_tmp(dir);
 }
 
+/*
+ * Runs netoopsd with @args (a NULL-terminated list after the program),
+ * standard error to @log; waits for its exit, at most DEADLINE_MS, and
+ * returns its exit status.  A netoopsd still running then fails the test.
+ */
+static int run_until_exit(const char *const *args, const char *log)
+{
+	const char *argv[24] = { getenv("NETOOPSD") };
+	uint64_t end = now_ms() + DEADLINE_MS;
+	pid_t pid;
+	int n = 1, st;
+
+	while (*args && n < 23)
+		argv[n++] = *args++;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		harness_exec(argv, log);
+	while (!waitpid(pid, &st, WNOHANG)) {
+		if (now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("a second netoopsd kept running: see %s", log);
+		}
+		nap();
+	}
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static char *read_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Sends dumps @first..@first+@n-1 of this test, whole. */
+static void send_dumps(int port, int first, int n)
+{
+	struct gen_opts op = { .hostname = "e2e-owner", .reason = 1,
+			       .release = "6.1.0", .max_pkt = 512 };
+	struct gen_pkts p;
+	uint8_t b[16];
+	size_t len;
+	char *log;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		mkboot(b, 0x40 + i);
+		log = gen_log(3000, "owner_fn", i, &len);
+		assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+		send_pkts(port, &p, NULL, 0);
+		gen_pkts_free(&p);
+		free(log);
+	}
+}
+
+/*
+ * One netoopsd per UDP port: a second one, on the same address or the
+ * wildcard, refuses to start, names the owner and exits 1; the first
+ * still gets every dump.  Once the owner is killed (SIGKILL: nothing
+ * cleaned up), a new netoopsd takes the port.
+ */
+static void test_one_per_port(void **state)
+{
+	struct daemon_run a, b;
+	char port[16], db[160], log[160], want[128];
+	const char *extra[] = { "--port", port, NULL };
+	const char *same[] = { "--listen", "127.0.0.1", "--port", port,
+			       "--db", db, NULL };
+	const char *wild[] = { "--listen", "0.0.0.0", "--port", port,
+			       "--db", db, "--workers", "1", NULL };
+	int st;
+
+	(void)state;
+	start_daemon(&a, "600000", 0, NULL);
+	snprintf(port, sizeof(port), "%d", a.port);
+	snprintf(db, sizeof(db), "%s/second.db", a.dir);
+	snprintf(log, sizeof(log), "%s/second.log", a.dir);
+	snprintf(want, sizeof(want), "netoopsd: udp port %d is taken by"
+		 " another netoopsd (pid %d): one netoopsd per port\n", a.port,
+		 (int)a.pid);
+	assert_int_equal(run_until_exit(same, log), 1);
+	assert_string_equal(read_text(log), want);
+	assert_int_equal(run_until_exit(wild, log), 1);
+	assert_string_equal(read_text(log), want);
+	send_dumps(a.port, 0, 8);
+	wait_metric(&a, "netoops_dumps_stored_total", 8);
+	assert_true(metric(&a, "netoops_dumps_stored_total") == 8);
+
+	/* SIGKILL: the port is free again at once. */
+	assert_int_equal(kill(a.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(a.pid, &st, 0), a.pid);
+	assert_true(WIFSIGNALED(st));
+	current.pid = 0;
+	start_daemon(&b, "600000", 0, extra);
+	assert_int_equal(b.port, a.port);
+	send_dumps(b.port, 8, 1);
+	wait_metric(&b, "netoops_dumps_stored_total", 1);
+	assert_int_equal(stop_daemon(&b), 0);
+	cleanup(&b);
+	harness_cleanup(a.dir);
+}
+
+/* The value of "@field:\t<hex>" in /proc/@pid/task/@tid/status. */
+static unsigned long long task_status_hex(const char *status,
+					  const char *field)
+{
+	const char *p = strstr(status, field);
+
+	if (!p)
+		fail_msg("no %s in:\n%s", field, status);
+	return strtoull(p + strlen(field) + 1, NULL, 16);
+}
+
+/* The receive buffer the kernel gave UDP port @port (ss -m: "rb"). */
+static long long udp_rcvbuf(int port)
+{
+	char cmd[128], line[512], *p;
+	long long rb = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ss -uanmH 'sport = :%d'", port);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if ((p = strstr(line, ",rb")))
+			rb = strtoll(p + 3, NULL, 10);
+	assert_int_equal(pclose(f), 0);
+	return rb;
+}
+
+/*
+ * Started as root with --rcvbuf above net.core.rmem_max: the sockets get
+ * it (SO_RCVBUFFORCE, CAP_NET_ADMIN), then every thread runs with no
+ * capability in any set, no_new_privs, and dumps are still stored.
+ */
+static void test_capabilities(void **state)
+{
+	char rcvbuf[32], path[320], status[4096];
+	const char *extra[] = { "--rcvbuf", rcvbuf, NULL };
+	long long rmem_max = 0, want;
+	struct daemon_run r;
+	struct dirent *de;
+	int tasks = 0;
+	size_t n;
+	DIR *dir;
+	FILE *f;
+
+	(void)state;
+	if (geteuid()) {
+		print_message("SKIP: needs root (CAP_NET_ADMIN to drop)\n");
+		skip();
+	}
+	f = fopen("/proc/sys/net/core/rmem_max", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lld", &rmem_max), 1);
+	fclose(f);
+	want = rmem_max + (1 << 20);
+	snprintf(rcvbuf, sizeof(rcvbuf), "%lld", want);
+	start_daemon(&r, "600000", 0, extra);
+	/* The kernel doubles it; without the capability, 2 x rmem_max. */
+	assert_int_equal(udp_rcvbuf(r.port), 2 * want);
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r.pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
+			 (int)r.pid, de->d_name);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		n = fread(status, 1, sizeof(status) - 1, f);
+		status[n] = 0;
+		fclose(f);
+		assert_int_equal(task_status_hex(status, "CapInh:"), 0);
+		assert_int_equal(task_status_hex(status, "CapPrm:"), 0);
+		assert_int_equal(task_status_hex(status, "CapEff:"), 0);
+		assert_int_equal(task_status_hex(status, "CapBnd:"), 0);
+		assert_int_equal(task_status_hex(status, "CapAmb:"), 0);
+		assert_int_equal(task_status_hex(status, "NoNewPrivs:"), 1);
+		tasks++;
+	}
+	closedir(dir);
+	assert_true(tasks > 2);		/* main, workers, finishers, ... */
+
+	send_dumps(r.port, 16, 2);
+	wait_metric(&r, "netoops_dumps_stored_total", 2);
+	assert_int_equal(stop_daemon(&r), 0);
+	cleanup(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1207,9 +1410,13 @@ int main(void)
 		cmocka_unit_test(test_daemon_errors),
 		cmocka_unit_test(test_decode_not_netoops),
 		harness_test(test_config_comments),
+		harness_test(test_one_per_port),
+		harness_test(test_capabilities),
 	};
 
 	if (harness_skip("collector-e2e"))
 		return 0;
+	if (getenv("NETOOPS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("NETOOPS_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,10 @@
  * unsigned datagram or dump never replaces or joins a signed one.
  * test_starvation: half dumps from 200 addresses at 5000 datagrams/s do
  * not keep 50 honest dumps out, and none of them is stored.
+ * test_key_file: keys read from files (--key-file, and the example
+ * config's key-file through $CREDENTIALS_DIRECTORY) verify a signed dump.
+ * test_key_refused: 1- and 65-byte and malformed keys exit 2, the key
+ * never in the message.
  *
  * Environment: NETOOPSD, NETOOPS_CLI; NETOOPS_FLOOD_SECONDS (default 5)
  * for test_starvation; NETOOPS_TEST_FILTER (a cmocka test name pattern).
@@ -46,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1428,6 +1433,279 @@ static void test_starvation(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- keys from files; a refused key is never shown ------------------ */
+
+/* flood_key in hex, as a key file holds it. */
+static const char *flood_key_only_hex(void)
+{
+	return strchr(flood_key_hex, ':') + 1;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/*
+ * netoopsd.conf.example (run from tools/netoops) as the admin guide says
+ * to use it with keys: its "#key-file = 7:netoops-key-7" and
+ * "#require-auth" lines uncommented, into @out.  Its db and metrics-file
+ * lines are left out: the test's own flags come first and the file
+ * would override them.
+ */
+static void example_config(const char *out)
+{
+	FILE *in = fopen("netoopsd.conf.example", "r"), *f;
+	char line[256];
+	int found = 0;
+
+	assert_non_null(in);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), in)) {
+		if (!strncmp(line, "db =", 4) ||
+		    !strncmp(line, "metrics-file =", 14))
+			continue;
+		if (!strcmp(line, "#key-file = 7:netoops-key-7\n") ||
+		    !strcmp(line, "#require-auth\n")) {
+			found++;
+			fputs(line + 1, f);
+			continue;
+		}
+		fputs(line, f);
+	}
+	fclose(in);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(found, 2);
+}
+
+/*
+ * A netoopsd with a key from a file, given as --key-file 7:ABSOLUTE, then
+ * by netoopsd.conf.example's "key-file = 7:netoops-key-7" with that name
+ * in $CREDENTIALS_DIRECTORY (what the unit's LoadCredential= sets up):
+ * a signed dump is stored "authenticated: key 7" each time.
+ */
+static void test_key_file(void **state)
+{
+	static uint8_t pkts[128][MAX_PACKET], text[8000];
+	static const uint8_t boot[16] = "keyfile-boot-012";
+	char dir[] = "/tmp/netoops-keyfile-XXXXXX", key[96], conf[96];
+	char arg[128], line[160];
+	size_t plen[128], n, i;
+	struct daemon d;
+	json_t *list, *j;
+	int pass, fd;
+
+	(void)state;
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)alphabet[(rnd() >> 9) %
+					    (sizeof(alphabet) - 1)];
+	n = encode_signed(pkts, plen, flood_key, 7, boot, text, sizeof(text));
+	assert_non_null(mkdtemp(dir));
+	snprintf(key, sizeof(key), "%s/netoops-key-7", dir);
+	snprintf(line, sizeof(line), "%s\n", flood_key_only_hex());
+	write_file(key, line, 0400);
+	snprintf(conf, sizeof(conf), "%s/netoopsd.conf", dir);
+	example_config(conf);
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass) {
+			snprintf(arg, sizeof(arg), "%s", conf);
+			extra_args[0] = "--config";
+			assert_int_equal(setenv("CREDENTIALS_DIRECTORY", dir,
+						1), 0);
+		} else {
+			snprintf(arg, sizeof(arg), "7:%s", key);
+			extra_args[0] = "--key-file";
+		}
+		extra_args[1] = arg;
+		extra_args[2] = NULL;
+		start(&d);
+		unsetenv("CREDENTIALS_DIRECTORY");
+		extra_args[0] = NULL;
+		daemon_pid = d.pid;
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		assert_true(fd >= 0);
+		for (i = 0; i < n; i++)
+			send_to(fd, d.port, pkts[i], plen[i]);
+		close(fd);
+		wait_count(&d, "netoops_dumps_stored_total", 1,
+			   now_ms() + DEADLINE_MS);
+		assert_true(metric_sum(&d, DROPPED_PREFIX) == 0);
+		stop_keep(&d);
+		daemon_pid = 0;
+		list = list_json(d.db, "");
+		assert_int_equal(json_array_size(list), 1);
+		j = dump_of(list, "signed-host");
+		assert_true(json_is_true(json_object_get(j, "complete")));
+		assert_int_equal(json_integer_value(json_object_get(j,
+						"auth_key_id")), 7);
+		assert_show(d.db, list, "signed-host", "authenticated: key 7");
+		json_decref(list);
+		snprintf(line, sizeof(line), "rm -rf '%s'", d.dir);
+		assert_int_equal(system(line), 0);
+	}
+	snprintf(line, sizeof(line), "rm -rf '%s'", dir);
+	assert_int_equal(system(line), 0);
+}
+
+/*
+ * netoopsd with @args (NULL-terminated, after the program): its exit
+ * status, standard error in @err.  A netoopsd that starts (took what it
+ * should have refused) is killed at the deadline and fails the test.
+ */
+static int refused_status(const char *const *args, char *err, size_t size)
+{
+	const char *argv[16] = { getenv("NETOOPSD") };
+	char log[] = "/tmp/netoops-keyerr-XXXXXX";
+	uint64_t end = now_ms() + DEADLINE_MS;
+	int n = 1, st, fd = mkstemp(log);
+	ssize_t got;
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (dup2(fd, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	while (!waitpid(pid, &st, WNOHANG)) {
+		if (now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("netoopsd %s %s started: should refuse it",
+				 argv[1], argv[2]);
+		}
+		nap();
+	}
+	got = pread(fd, err, size - 1, 0);
+	assert_true(got >= 0);
+	err[got] = 0;
+	close(fd);
+	unlink(log);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* No 6 consecutive hex digits of @secret appear in @err. */
+static void assert_not_echoed(const char *err, const char *secret)
+{
+	size_t i, n = strlen(secret);
+	char win[7];
+
+	for (i = 0; i + 6 <= n; i++) {
+		memcpy(win, secret + i, 6);
+		win[6] = 0;
+		if (strstr(err, win))
+			fail_msg("the key shows in the message: %s", err);
+	}
+}
+
+/*
+ * Refused keys: in a config file ("key = ..." malformed, "key ..."
+ * without '='), on the command line, in a key file; 1 and 65 bytes are
+ * refused (16 to 64); so is a key id given twice.  Each: exit 2, the reason, and no part of the key
+ * in the message.
+ */
+static void test_key_refused(void **state)
+{
+	/* 32 bytes of hex with one non-hex digit in the middle */
+	static const char secret[] =
+		"5ec3e7a1b2c4d6e8f00112233445566g8899aabbccddeeff0123456789abcdef";
+	static const char one[] = "ab";
+	char dir[] = "/tmp/netoops-keyref-XXXXXX", conf[96], kf[96];
+	char text[256], big[160], arg[192], err[2048];
+	const char *cfg_args[] = { "--config", conf, NULL };
+	const char *key_args[] = { "--key", arg, NULL };
+	const char *file_args[] = { "--key-file", arg, NULL };
+	const char *twice_args[] = { "--key-file", arg, "--config", conf,
+				     NULL };
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/c.conf", dir);
+	snprintf(kf, sizeof(kf), "%s/k", dir);
+	for (i = 0; i < 65; i++)
+		memcpy(big + 2 * i, "a7", 2);
+	big[130] = 0;
+
+	snprintf(text, sizeof(text), "workers = 1\nkey = 3:%s\n", secret);
+	write_file(conf, text, 0600);
+	assert_int_equal(refused_status(cfg_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "c.conf:2: bad value for key: key 3:"
+			       " not hex digits"));
+	assert_not_echoed(err, secret);
+
+	snprintf(text, sizeof(text), "key 3:%s\n", secret);
+	write_file(conf, text, 0600);
+	assert_int_equal(refused_status(cfg_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "c.conf:1: 'key' and its value need '='"));
+	assert_not_echoed(err, secret);
+
+	snprintf(arg, sizeof(arg), "3:%s", secret);
+	assert_int_equal(refused_status(key_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "bad value for --key: key 3: not hex"));
+	assert_not_echoed(err, secret);
+
+	/* 1 byte and 65 bytes: each way in */
+	for (i = 0; i < 2; i++) {
+		const char *k = i ? big : one;
+		char want[96];
+
+		snprintf(want, sizeof(want), "key 3: %d hex digits; a key has"
+			 " 16 to 64 bytes", i ? 130 : 2);
+		snprintf(text, sizeof(text), "key = 3:%s\n", k);
+		write_file(conf, text, 0600);
+		assert_int_equal(refused_status(cfg_args, err, sizeof(err)),
+				 2);
+		assert_non_null(strstr(err, want));
+		snprintf(arg, sizeof(arg), "3:%s", k);
+		assert_int_equal(refused_status(key_args, err, sizeof(err)),
+				 2);
+		assert_non_null(strstr(err, want));
+		snprintf(text, sizeof(text), "%s\n", k);
+		write_file(kf, text, 0600);
+		snprintf(arg, sizeof(arg), "3:%s", kf);
+		assert_int_equal(refused_status(file_args, err, sizeof(err)),
+				 2);
+		assert_non_null(strstr(err, want));
+		if (i)
+			assert_not_echoed(err, big);
+	}
+	/* a malformed key file: refused, not shown */
+	snprintf(text, sizeof(text), "%s\n", secret);
+	write_file(kf, text, 0600);
+	assert_int_equal(refused_status(file_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "key 3: not hex digits"));
+	assert_not_echoed(err, secret);
+	/* the same key id twice: only one could be used */
+	snprintf(text, sizeof(text), "key-file = 3:%s\n", kf);
+	write_file(conf, text, 0600);
+	snprintf(text, sizeof(text), "%s\n", flood_key_only_hex());
+	write_file(kf, text, 0600);
+	snprintf(arg, sizeof(arg), "3:%s", kf);
+	assert_int_equal(refused_status(twice_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "key 3 given twice"));
+	/* relative, without $CREDENTIALS_DIRECTORY */
+	unsetenv("CREDENTIALS_DIRECTORY");
+	snprintf(arg, sizeof(arg), "3:k");
+	assert_int_equal(refused_status(file_args, err, sizeof(err)), 2);
+	assert_non_null(strstr(err, "no $CREDENTIALS_DIRECTORY"));
+	snprintf(text, sizeof(text), "rm -rf '%s'", dir);
+	assert_int_equal(system(text), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1437,6 +1715,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_repeat, teardown),
 		cmocka_unit_test_teardown(test_downgrade, teardown),
 		cmocka_unit_test_teardown(test_starvation, teardown),
+		cmocka_unit_test_teardown(test_key_file, teardown),
+		cmocka_unit_test(test_key_refused),
 	};
 
 	if (getenv("NETOOPS_TEST_FILTER"))
