@@ -141,9 +141,10 @@ struct netoops_tlv {
 #define NETOOPS_TLV_TYPE_MASK	0x7fff
 
 /*
- * TLV registry.  Metadata types (everything but PAYLOAD) appear in the first
- * datagram of a dump and are repeated in the last one (NETOOPS_F_META set on
- * both), so a dump that lost packets in the middle is still identified.
+ * TLV registry.  Metadata types (DUMP_INFO to PAYLOAD_INFO, 0x0001 to
+ * 0x000c) appear in the first datagram of a dump and are repeated in the
+ * last one (NETOOPS_F_META set on both), so a dump that lost packets in
+ * the middle is still identified.
  */
 #define NETOOPS_TLV_PAD		0x0000	/* ignored; any length */
 #define NETOOPS_TLV_DUMP_INFO	0x0001	/* struct netoops_dump_info */
