@@ -21,7 +21,8 @@
 # CT_EXPECT_DUMPS=N exact number of dumps (default: at least 1),
 # CT_EXPECT_REASON=panic|oops, CT_EXPECT_REGS=oops (registers of the
 # oopsing context must be present), CT_MODULE=netoops_crashtest to load it,
-# CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set).
+# CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set),
+# CT_QEMU_ARGS further QEMU arguments (split on blanks).
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -132,7 +133,9 @@ ct_crash_run()
 		gh_udp_listen_start "$port" "$GH_OUT/runs/$name.udp" ;;
 	esac
 	ct__guest_script "$mode" "$port" "$trigger" "$tag" > "$script"
-	GH_ENV_HOSTNAME="ct-$tag" gh_boot "$ver" "$name" "$script" "${CT_BOOT_TIMEOUT:-300}" "$append" || rc=$?
+	# CT_QEMU_ARGS: further QEMU arguments, split on blanks
+	# shellcheck disable=SC2086
+	GH_ENV_HOSTNAME="ct-$tag" gh_boot "$ver" "$name" "$script" "${CT_BOOT_TIMEOUT:-300}" "$append" ${CT_QEMU_ARGS:-} || rc=$?
 	rm -f "$script"
 	# Move the receiver's evidence into the run directory (gh_boot
 	# recreated it).
@@ -276,6 +279,24 @@ ct_report()
 		gh_record "$name" fail "evidence: $dir"
 	fi
 	return $rc
+}
+
+# ct_reboot_check MAX REGEX: the guest got to "Rebooting in" (panic=1)
+# within MAX seconds of the first console line matching REGEX (ERE), both
+# on the guest's printk clock.  Prints the time it took.
+ct_reboot_check()
+{
+	local max=$1 re=$2 t0 t1
+
+	t0=$(grep -E "^\[ *[0-9.]+\] ($re)" "$CT_DIR/serial.log" | head -n 1 |
+		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	t1=$(sed -n 's/^\[ *\([0-9.]*\)\] Rebooting in .*/\1/p' "$CT_DIR/serial.log" | head -n 1)
+	if [ -z "$t0" ] || [ -z "$t1" ]; then
+		echo "no trigger line or no 'Rebooting in' on the console: the panic did not end"
+		return 1
+	fi
+	echo "panic took $(echo "$t1 - $t0" | bc) s from the trigger to 'Rebooting in 1 seconds' (bound $max s)"
+	[ "$(echo "$t1 - $t0 <= $max" | bc)" = 1 ]
 }
 
 # ct_main SCENARIO KERNEL TRIGGER [APPEND]: one netoops crash test in a

@@ -10,7 +10,8 @@
 #   4. crash tests on each kernel: 10 x sysrq-c, oops, softirq, BUG, WARN,
 #      soft lockup, one-shot, auth (signed dump, forgeries refused; FEC),
 #      txlock (a NIC's tx lock held by a stopped CPU or the crashed context),
-#      nomem (panic with atomic memory exhausted: no skb allocated)
+#      nomem (panic with atomic memory exhausted: no skb allocated),
+#      wedge (panic with a NIC whose tx queue never wakes: bounded reboot)
 #   then a KTAP-style summary and the line "guest: N passed, N failed,
 #   N skipped"; exits 1 on any failure.  A missing kernel or piece is a
 #   failure that names it, never a silent skip.

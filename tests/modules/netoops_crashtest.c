@@ -41,6 +41,9 @@
  *                     holds the lock (the lock stays held: DEV is dead
  *                     for transmit afterwards)
  *   release           end hold_txq
+ *   wait_txq_stopped DEV  return once DEV's tx queue 0 is stopped (its
+ *                     device no longer takes what is queued), or fail
+ *                     with ETIMEDOUT after 60 s
  *
  * The file is written through /proc rather than a module parameter on
  * purpose: a parameter's set() runs under kernel_param_lock, and an oops
@@ -256,6 +259,35 @@ static int ct_oops_holding_txq(const char *name)
 	return 0;
 }
 
+/*
+ * wait_txq_stopped: wait until tx queue 0 of @name is stopped (a NIC whose
+ * ring the device no longer drains), -ETIMEDOUT after CT_WEDGE_WAIT_MS.
+ */
+#define CT_WEDGE_WAIT_MS	60000
+
+static int ct_wait_txq_stopped(const char *name)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(CT_WEDGE_WAIT_MS);
+	struct net_device *dev;
+	int err = -ETIMEDOUT;
+
+	dev = dev_get_by_name(&init_net, name);
+	if (!dev)
+		return -ENODEV;
+	while (time_before(jiffies, end)) {
+		if (netif_xmit_stopped(netdev_get_tx_queue(dev, 0))) {
+			err = 0;
+			break;
+		}
+		if (msleep_interruptible(10)) {
+			err = -EINTR;
+			break;
+		}
+	}
+	dev_put(dev);
+	return err;
+}
+
 static void ct_softlockup(unsigned int secs)
 {
 	u64 end = local_clock() + (u64)secs * NSEC_PER_SEC;
@@ -342,7 +374,7 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		*arg++ = '\0';
 		word = skip_spaces(arg);
 		if (strncmp(buf, "hold_txq", 8) && strcmp(buf, "oops_holding_txq") &&
-		    kstrtouint(word, 0, &n))
+		    strcmp(buf, "wait_txq_stopped") && kstrtouint(word, 0, &n))
 			return -EINVAL;
 	}
 
@@ -377,6 +409,8 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		err = ct_hold_txq(word, true);
 	} else if (!strcmp(buf, "oops_holding_txq") && word) {
 		err = ct_oops_holding_txq(word);
+	} else if (!strcmp(buf, "wait_txq_stopped") && word) {
+		err = ct_wait_txq_stopped(word);
 	} else if (!strcmp(buf, "free_oops_task")) {
 		err = ct_free_oops_task();
 	} else if (!strcmp(buf, "release")) {
