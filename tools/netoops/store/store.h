@@ -160,6 +160,7 @@ struct nstore_prune_result {
 	long by_size;			/* dumps removed by @max_bytes */
 	int64_t bytes_before;		/* files' size before, -1 unknown */
 	int64_t bytes_after;		/* and after */
+	long dumps_left;		/* dumps still stored */
 };
 
 struct nstore;
@@ -202,6 +203,7 @@ struct nstore_ops {
 	int (*prune)(struct nstore *st, const struct nstore_prune *p,
 		     nstore_dump_cb cb, void *arg,
 		     struct nstore_prune_result *ret);
+	int (*last_id)(struct nstore *st, int64_t *ret);
 };
 
 /* The generic part every implementation starts with. */
@@ -271,6 +273,12 @@ static inline int nstore_prune(struct nstore *st, const struct nstore_prune *p,
 			       struct nstore_prune_result *ret)
 {
 	return st->ops->prune(st, p, cb, arg, ret);
+}
+
+/* The highest dump id stored, 0 if none: where `netoops watch` starts. */
+static inline int nstore_last_id(struct nstore *st, int64_t *ret)
+{
+	return st->ops->last_id(st, ret);
 }
 
 /* Record helpers (store.c). */

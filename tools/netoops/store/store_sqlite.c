@@ -1095,7 +1095,16 @@ static int sqlite_prune(struct nstore *base, const struct nstore_prune *p,
 		   (p->max_bytes > 0 && ret->bytes_before > p->max_bytes)))
 		r = shrink(s);
 	ret->bytes_after = files_bytes(s);
+	if (!r && !query_int(s->db, "SELECT count(*) FROM dumps", &rows))
+		ret->dumps_left = rows;
 	return r;
+}
+
+static int sqlite_last_id(struct nstore *base, int64_t *ret)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+
+	return query_int(s->db, "SELECT ifnull(max(id), 0) FROM dumps", ret);
 }
 
 const struct nstore_ops nstore_sqlite_ops = {
@@ -1108,4 +1117,5 @@ const struct nstore_ops nstore_sqlite_ops = {
 	.buckets = sqlite_buckets,
 	.stats = sqlite_stats,
 	.prune = sqlite_prune,
+	.last_id = sqlite_last_id,
 };

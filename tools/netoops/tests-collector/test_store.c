@@ -896,8 +896,11 @@ static void test_order_glob(void **state)
 	struct nstore_filter flt;
 	struct nstore_dump *d;
 	struct seen x = { .n = 0 };
+	int64_t last = -1;
 	int i;
 
+	assert_int_equal(nstore_last_id(f->st, &last), 0);
+	assert_int_equal(last, 0);
 	for (i = 0; i < 5; i++) {
 		/* received out of id order: dump 4 arrived first */
 		d = mk_at(i, hosts[i], "s", 1000 + (i == 4 ? -500 : i), 0);
@@ -929,7 +932,9 @@ static void test_order_glob(void **state)
 	assert_int_equal(count_where(f->st, &flt), 5);
 	flt.kernel = "6.1";
 	assert_int_equal(count_where(f->st, &flt), 0);
-	/* after_id: what watch asks for */
+	/* after_id: what watch asks for, from the last id */
+	assert_int_equal(nstore_last_id(f->st, &last), 0);
+	assert_int_equal(last, 5);
 	nstore_filter_init(&flt);
 	flt.after_id = 3;
 	assert_int_equal(count_where(f->st, &flt), 2);
