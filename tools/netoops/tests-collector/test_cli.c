@@ -4,7 +4,8 @@
  * reads (issue 12): list newest first with ages and glob filters, prune,
  * watch, --version of both programs, import-log of a log already stored,
  * netoopsd's retention (--retain-days, --max-store-bytes) while it keeps
- * storing, and its kernel drop counter over two sockets.
+ * storing, its kernel drop counter over two sockets, and a default the
+ * documents gave wrong.  Run from tools/netoops (the documents' paths).
  *
  * Stores are filled through the store API with chosen receive times, then
  * read through the CLI.  Environment: NETOOPSD and NETOOPS_CLI name the
@@ -37,6 +38,7 @@
 
 #include "gen_dump.h"
 #include "harness.h"
+#include "netoops_decode.h"
 #include "netoops_version.h"
 #include "store/store.h"
 
@@ -723,10 +725,51 @@ static void test_kernel_drops_summed(void **state)
 	harness_cleanup(r.dir);
 }
 
+/* Whether file @path has a line holding @want. */
+static bool file_has(const char *path, const char *want)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, want);
+	fclose(f);
+	return found;
+}
+
+/*
+ * --max-packets-per-dump: the help, the example configuration and the
+ * admin guide give the reassembler's real default (they said 4096).
+ */
+static void test_documented_defaults(void **state)
+{
+	char cmd[256], want[128];
+	int st;
+
+	(void)state;
+	snprintf(want, sizeof(want), "--max-packets-per-dump N   (default %d)",
+		 NETOOPS_REASM_DEF_PKTS);
+	snprintf(cmd, sizeof(cmd), "%s --help | grep -qF -e '%s'",
+		 getenv("NETOOPSD"), want);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(want, sizeof(want), "#max-packets-per-dump = %d",
+		 NETOOPS_REASM_DEF_PKTS);
+	assert_true(file_has("netoopsd.conf.example", want));
+	snprintf(want, sizeof(want), "``--max-packets-per-dump``   %d ",
+		 NETOOPS_REASM_DEF_PKTS);
+	assert_true(file_has("../../Documentation/admin-guide/"
+			     "netoops-collector.rst", want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_documented_defaults),
 		harness_test(test_list_order),
 		harness_test(test_import_again),
 		harness_test(test_prune),
