@@ -35,8 +35,8 @@ static const struct cmd cmds[] = {
 	},
 	{ "watch", cmd_watch, "[same filters as list] [--interval MS]",
 	  "print each dump stored from now on, until SIGINT or SIGTERM\n"
-	  "              (--json: one object per line, no log; polls every MS,\n"
-	  "              default 500)" },
+	  "              (--json: one object per line, no log; polls every\n"
+	  "              MS, default 500)" },
 	{ "show", cmd_show, "ID",
 	  "one dump: header (\"authenticated: key N\" or \"no\"),\n"
 	  "              registers, user fields, log with gaps marked" },

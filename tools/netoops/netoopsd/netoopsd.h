@@ -215,7 +215,7 @@ struct daemon {
 					 * it, when it failed at start */
 	struct spool *spool;		/* spool.c */
 	struct resume *resume;		/* resume.c */
-	struct retain *retain;		/* retain.c, NULL when not asked */
+	struct retain *retain;		/* retain.c, NULL if not asked */
 	struct store_stats sst;
 	struct spool_stats spst;
 	pthread_mutex_t archive_lock;	/* serializes archive writes */

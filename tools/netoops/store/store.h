@@ -92,8 +92,8 @@ struct nstore_dump {
 					 * was verified with one configured
 					 * key (struct netoops_dump) */
 	uint32_t auth_key_id;		/* that key's id (0 if not) */
-	int64_t dup_of;			/* set by put on a duplicate: id of
-					 * the stored copy that was kept */
+	int64_t dup_of;			/* put, on a duplicate: id of the
+					 * stored copy that was kept */
 };
 
 /**
@@ -158,7 +158,7 @@ struct nstore_prune {
 struct nstore_prune_result {
 	long by_age;			/* dumps removed by @before_ms */
 	long by_size;			/* dumps removed by @max_bytes */
-	int64_t bytes_before;		/* files' size before, -1 unknown */
+	int64_t bytes_before;		/* files' bytes, -1 if unknown */
 	int64_t bytes_after;		/* and after */
 	long dumps_left;		/* dumps still stored */
 };

@@ -656,9 +656,9 @@ static void udp_queue(uint32_t addr, int port, unsigned int *ret_rxq,
 
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, " %*u: %8X:%4X %*8X:%*4X %*2X %*8X:%8X %*2X:%*8X"
-			   " %*8X %*u %*u %*u %*u %*s %u", &a, &p, &rxq,
-			   &drops) != 4)
+		if (sscanf(line, " %*u: %8X:%4X %*8X:%*4X %*2X %*8X:%8X"
+			   " %*2X:%*8X %*8X %*u %*u %*u %*u %*s %u", &a, &p,
+			   &rxq, &drops) != 4)
 			continue;
 		if (a == addr && (int)p == port) {
 			*ret_rxq = rxq;
