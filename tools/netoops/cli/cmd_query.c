@@ -289,7 +289,9 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 	put_esc_str(stdout, b->sig_title ?: "-");
 	printf("\n%6s  %5s  kernels: ", "", "");
 	put_esc_str(stdout, b->kernels ?: "?");
-	printf("; e.g. `netoops show %lld`\n", (long long)b->example_id);
+	format_age(now_wall_ms(), b->last_ms, last, sizeof(last));
+	printf("; last seen %s; e.g. `netoops show %lld`\n", last,
+	       (long long)b->example_id);
 	return 0;
 }
 

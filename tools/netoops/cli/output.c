@@ -311,7 +311,7 @@ static void field(FILE *f, const char *label, const char *value)
 
 void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 {
-	char boot[33], t[32], auth[24];
+	char boot[33], t[32], auth[24], age[32];
 	uint64_t missing = 0;
 	size_t i, len;
 	char *text;
@@ -336,7 +336,8 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 			d->wall_nsec, d->uptime_ns / 1e9);
 	}
 	format_ms(d->received_ms, t, sizeof(t));
-	fprintf(f, "  received:  %s UTC from ", t);
+	format_age(now_wall_ms(), d->received_ms, age, sizeof(age));
+	fprintf(f, "  received:  %s UTC (%s) from ", t, age);
 	field(f, "", d->src ?: "?");
 	if (d->have_taint)
 		fprintf(f, "  taint:     0x%llx\n",

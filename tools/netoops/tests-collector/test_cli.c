@@ -218,6 +218,14 @@ static void test_list_order(void **state)
 	assert_non_null(strstr(l, "  3 d ago  "));
 	assert_string_equal(line_of(out, 4, l, sizeof(l)), "");
 
+	snprintf(l, sizeof(l), "show %lld", (long long)id[0]);
+	assert_int_equal(cli(db, l, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, " UTC (3 h ago) from "));
+
+	assert_int_equal(cli(db, "buckets", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "; last seen 1 min ago; e.g. `netoops"
+			       " show"));
+
 	assert_int_equal(cli(db, "list --limit 2", out, sizeof(out)), 0);
 	assert_int_equal(atoll(line_of(out, 1, l, sizeof(l))), id[2]);
 	assert_int_equal(atoll(line_of(out, 2, l, sizeof(l))), id[0]);
