@@ -16,6 +16,10 @@
  *      comes before it.  Rows stored before the migration read as NULL.
  * A read-only opener of a version 1 database (not yet migrated: netoopsd
  * not restarted) reads NULL for the columns it lacks.
+ *
+ * dumps.id is AUTOINCREMENT in a store created since retention: an id is
+ * never given twice, even after a prune that emptied the table.  Older
+ * stores keep their table (SQLite cannot add it by ALTER TABLE).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +54,7 @@ struct sqlite_store {
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
 	"CREATE TABLE IF NOT EXISTS dumps("
-	" id INTEGER PRIMARY KEY,"
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	" boot_id TEXT NOT NULL, dump_id INTEGER NOT NULL,"
 	" hostname TEXT, release TEXT, version TEXT, arch TEXT,"
 	" reason INTEGER NOT NULL, oops_count INTEGER, part INTEGER,"

@@ -789,6 +789,17 @@ static void test_prune_age(void **state)
 	/* Again: nothing more to remove. */
 	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
 	assert_int_equal(res.by_age, 0);
+	/* Everything, newest included: the next dump gets a new id, not
+	 * the id of one that was removed.
+	 */
+	p.before_ms = INT64_MAX;
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	assert_int_equal(res.by_age, 6);
+	assert_int_equal(res.dumps_left, 0);
+	d[0]->id = 0;
+	d[0]->dump_id = 99;
+	assert_int_equal(nstore_put(f->st, &d[0], 1, NULL), 0);
+	assert_int_equal(d[0]->id, d[9]->id + 1);
 	for (i = 0; i < 10; i++)
 		nstore_dump_free(d[i]);
 }
