@@ -651,6 +651,75 @@ static void test_daemon_retention(void **state)
 }
 
 /*
+ * netoops prune --max-bytes while netoopsd stores 40 dumps sent meanwhile:
+ * both write the store; every dump is stored, none lost, the prune ends.
+ */
+static void test_prune_beside_daemon(void **state)
+{
+	static const char *const extra[] = { "--listen", "127.0.0.1", NULL };
+	struct gen_opts go = { .hostname = "during", .release = "6.12",
+			       .compress = true };
+	static char out[1 << 20];
+	char cmd[512];
+	struct daemon_run r;
+	struct gen_pkts p;
+	struct nstore *st;
+	int64_t now = wall_now_ms();
+	uint8_t boot[16] = { 0xe7, 0x13 };
+	json_t *j;
+	size_t i;
+	pid_t pid;
+	int k, status;
+
+	(void)state;
+	setup_run(&r);
+	assert_int_equal(nstore_open(r.db, NSTORE_SYNC_NORMAL, &st), 0);
+	for (k = 0; k < 400; k++)
+		put_dump(st, k, "before", "6.12", "b", now - 400000 + k * 1000,
+			 8192, NULL);
+	nstore_close(st);
+	start_daemon(&r, extra);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		snprintf(cmd, sizeof(cmd), "%s --db %s prune --max-bytes 1M"
+			 " >%s/prune.out 2>&1", getenv("NETOOPS_CLI"), r.db,
+			 r.dir);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	for (k = 0; k < 40; k++) {
+		boot[15] = k;
+		assert_int_equal(gen_dump(&p, boot, 1, &go, "BUG: during\n",
+					  12), 0);
+		for (i = 0; i < p.n; i++)
+			send_to("127.0.0.1", r.port, p.buf[i], p.len[i]);
+		gen_pkts_free(&p);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	/* 1: the daemon wrote to the WAL after the prune truncated it */
+	assert_true(WEXITSTATUS(status) <= 1);
+	harness_wait_metric(r.mport, "netoops_dumps_stored_total", 40,
+			    DEADLINE_MS, r.log);
+	assert_true(harness_metric(r.mport, "netoops_dumps_lost_total") == 0);
+	assert_int_equal(harness_stop(&r.pid), 0);
+	assert_int_equal(cli(r.db, "list --json --no-log --host during", out,
+			     sizeof(out)), 0);
+	j = json_loads(out, 0, NULL);
+	assert_int_equal(json_array_size(j), 40);
+	json_decref(j);
+	assert_int_equal(cli(r.db, "list --json --no-log --host before", out,
+			     sizeof(out)), 0);
+	j = json_loads(out, 0, NULL);
+	print_message("prune beside netoopsd: %zu of 400 old dumps left, 40"
+		      " new stored\n", json_array_size(j));
+	assert_true(json_array_size(j) < 400);
+	json_decref(j);
+	harness_cleanup(r.dir);
+}
+
+/*
  * The receive queue and drop count of the UDP socket bound to @addr
  * (network order) and @port, from /proc/net/udp.
  */
@@ -783,6 +852,7 @@ int main(void)
 		harness_test(test_prune),
 		harness_test(test_watch),
 		harness_test(test_daemon_retention),
+		harness_test(test_prune_beside_daemon),
 		harness_test(test_kernel_drops_summed),
 	};
 
