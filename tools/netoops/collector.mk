@@ -22,8 +22,9 @@ COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 # program.
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
 	  netoopsd-obj/metrics.c netoopsd-obj/spool.c netoopsd-obj/resume.c \
-	  netoopsd-obj/privs.c
-COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
+	  netoopsd-obj/privs.c netoopsd-obj/retain.c
+COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c \
+	    cli/cmd_maint.c
 COLL_LIBS := -lsqlite3 -ljansson -lz -lcrypto -lisal -lpthread
 COLL_D_LIBS := -lmicrohttpd
 COLL_CLI_LIBS := -lpcap

@@ -19,6 +19,7 @@ struct cli {
 	const char *db;			/* --db */
 	const char *metrics_file;	/* --metrics-file */
 	bool json;			/* --json */
+	long interval_ms;		/* watch --interval */
 };
 
 int cmd_list(struct cli *c, int argc, char **argv);
@@ -28,6 +29,8 @@ int cmd_export(struct cli *c, int argc, char **argv);
 int cmd_stats(struct cli *c, int argc, char **argv);
 int cmd_import_log(struct cli *c, int argc, char **argv);
 int cmd_decode(struct cli *c, int argc, char **argv);
+int cmd_prune(struct cli *c, int argc, char **argv);
+int cmd_watch(struct cli *c, int argc, char **argv);
 
 /* output.c */
 /*
@@ -43,14 +46,24 @@ json_t *text_json(const char *s, size_t len);
 json_t *dump_to_json(const struct nstore_dump *d, bool with_log);
 /* @auth_checked: false when MACs were not verified (netoops decode) */
 void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked);
-void dump_print_line(FILE *f, const struct nstore_dump *d);
+/* One row: id, received (UTC) and how long before @now_ms, host... */
+void dump_print_line(FILE *f, const struct nstore_dump *d, int64_t now_ms);
 void dump_print_header(FILE *f);
 void format_ms(int64_t ms, char *buf, size_t len);
+void format_age(int64_t now_ms, int64_t ms, char *buf, size_t len);
 int print_json(json_t *j, bool pretty);	/* steals the reference */
 
 /* netoops.c */
 int open_store(struct cli *c, struct nstore **ret);
 int parse_time_ms(const char *s, int64_t *ret);
+/* "512", "64K", "10M", "2G" (powers of 1024): 0 or -EINVAL. */
+int parse_bytes(const char *s, int64_t *ret);
+int64_t now_wall_ms(void);
+/* Filter options common to list, buckets, export and watch (cmd_query.c):
+ * 0, 2 for a bad option, 3 after --help.
+ */
+int parse_filter(struct cli *c, int argc, char **argv,
+		 struct nstore_filter *f, const char *verb);
 
 /* cmd_query.c: whole file (or stdin for "-") into memory */
 int read_file(const char *path, char **ret, size_t *ret_len);

@@ -18,7 +18,7 @@
 
 enum { F_HOST = 256, F_KERNEL, F_REASON, F_SINCE, F_UNTIL, F_BUCKET,
        F_COMPLETE, F_PARTIAL, F_AUTH, F_UNAUTH, F_LIMIT, F_JSON, F_NOLOG,
-       F_HELP };
+       F_HELP, F_INTERVAL };
 
 static bool no_log;	/* list --json --no-log */
 
@@ -37,13 +37,14 @@ static const struct option filter_opts[] = {
 	{ "json", no_argument, NULL, F_JSON },
 	{ "no-log", no_argument, NULL, F_NOLOG },
 	{ "help", no_argument, NULL, F_HELP },
+	{ "interval", required_argument, NULL, F_INTERVAL },
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Return: 0, or the exit status (2) for a bad option. */
-static int parse_filter(struct cli *c, int argc, char **argv,
-			struct nstore_filter *f, const char *verb)
+int parse_filter(struct cli *c, int argc, char **argv,
+		 struct nstore_filter *f, const char *verb)
 {
+	bool watch = !strcmp(verb, "watch");
 	char *end;
 	int o;
 
@@ -86,7 +87,13 @@ static int parse_filter(struct cli *c, int argc, char **argv,
 			break;
 		case F_LIMIT:
 			f->limit = strtol(optarg, &end, 10);
-			if (*end || f->limit <= 0)
+			if (*end || f->limit <= 0 || watch)
+				goto bad;
+			break;
+		case F_INTERVAL:
+			c->interval_ms = strtol(optarg, &end, 10);
+			if (*end || c->interval_ms < 10 ||
+			    c->interval_ms > 3600000 || !watch)
 				goto bad;
 			break;
 		case F_JSON:
@@ -100,7 +107,9 @@ static int parse_filter(struct cli *c, int argc, char **argv,
 			       " [--reason R] [--since T] [--until T]\n"
 			       "       [--bucket B] [--complete|--partial]"
 			       " [--authenticated|--unauthenticated]\n"
-			       "       [--limit N] [--json [--no-log]]\n", verb);
+			       "       %s\n", verb, watch ?
+			       "[--interval MS] [--json]" :
+			       "[--limit N] [--json [--no-log]]");
 			return 3;
 		default:
 			return 2;
@@ -121,6 +130,7 @@ struct list_ctx {
 	struct cli *c;
 	json_t *arr;
 	long n;
+	int64_t now_ms;		/* for the AGE column */
 };
 
 static int list_cb(const struct nstore_dump *d, void *arg)
@@ -130,14 +140,14 @@ static int list_cb(const struct nstore_dump *d, void *arg)
 	if (x->arr)
 		json_array_append_new(x->arr, dump_to_json(d, !no_log));
 	else
-		dump_print_line(stdout, d);
+		dump_print_line(stdout, d, x->now_ms);
 	x->n++;
 	return 0;
 }
 
 int cmd_list(struct cli *c, int argc, char **argv)
 {
-	struct list_ctx x = { .c = c };
+	struct list_ctx x = { .c = c, .now_ms = now_wall_ms() };
 	struct nstore_filter f;
 	struct nstore *st;
 	int r;
@@ -145,6 +155,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
 	r = parse_filter(c, argc, argv, &f, "list");
 	if (r)
 		return r == 3 ? 0 : r;
+	f.newest_first = true;	/* --limit N: the newest N */
 	if (open_store(c, &st) < 0)
 		return 1;
 	if (c->json)
@@ -278,7 +289,9 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 	put_esc_str(stdout, b->sig_title ?: "-");
 	printf("\n%6s  %5s  kernels: ", "", "");
 	put_esc_str(stdout, b->kernels ?: "?");
-	printf("; e.g. `netoops show %lld`\n", (long long)b->example_id);
+	format_age(now_wall_ms(), b->last_ms, last, sizeof(last));
+	printf("; last seen %s; e.g. `netoops show %lld`\n", last,
+	       (long long)b->example_id);
 	return 0;
 }
 
@@ -536,7 +549,7 @@ int cmd_import_log(struct cli *c, int argc, char **argv)
 		} else if (!c->json) {
 			put_esc_str(stdout, argv[i]);
 			printf(": %s #%lld ", dups ? "already stored" : "stored",
-			       (long long)d->id);
+			       (long long)(dups ? d->dup_of : d->id));
 			put_esc_str(stdout, d->sig_title ?: "-");
 			fputs(" [", stdout);
 			put_esc_str(stdout, d->sig_hash ?: "-");
@@ -546,7 +559,8 @@ int cmd_import_log(struct cli *c, int argc, char **argv)
 
 			json_object_set_new(j, "file", text_json(argv[i],
 							  strlen(argv[i])));
-			json_object_set_new(j, "id", json_integer(d->id));
+			json_object_set_new(j, "id", json_integer(dups ?
+							d->dup_of : d->id));
 			json_object_set_new(j, "duplicate", json_boolean(dups));
 			json_object_set_new(j, "bucket",
 					    json_string(d->sig_hash ?: ""));

@@ -7,9 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
+#include <linux/netoops.h>
+
 #include "cli.h"
+#include "netoops_version.h"
 
 #define DEFAULT_DB "/var/lib/netoops/netoops.db"
 
@@ -22,12 +26,17 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "list", cmd_list,
-	  "[--host H] [--kernel R] [--reason R] [--since T] [--until T]\n"
-	  "                 [--bucket B] [--complete|--partial]\n"
+	  "[--host GLOB] [--kernel GLOB] [--reason R] [--since T]\n"
+	  "                 [--until T] [--bucket B] [--complete|--partial]\n"
 	  "                 [--authenticated|--unauthenticated] [--limit N]"
 	  " [--no-log]",
-	  "list dumps (--json: an array of full records, log included\n"
-	  "              unless --no-log)" },
+	  "list dumps, newest first (--limit N: the newest N; --json: an\n"
+	  "              array of full records, log included unless --no-log)"
+	},
+	{ "watch", cmd_watch, "[same filters as list] [--interval MS]",
+	  "print each dump stored from now on, until SIGINT or SIGTERM\n"
+	  "              (--json: one object per line, no log; polls every\n"
+	  "              MS, default 500)" },
 	{ "show", cmd_show, "ID",
 	  "one dump: header (\"authenticated: key N\" or \"no\"),\n"
 	  "              registers, user fields, log with gaps marked" },
@@ -40,6 +49,10 @@ static const struct cmd cmds[] = {
 	{ "decode", cmd_decode, "[--packets] FILE|-",
 	  "decode raw datagrams (concatenated) or a pcap, no store;\n"
 	  "              MACs are not verified (no keys)" },
+	{ "prune", cmd_prune, "[--older-than DAYS] [--max-bytes N]",
+	  "delete the oldest dumps: received more than DAYS ago, then\n"
+	  "              until the store's files take at most N bytes; prints\n"
+	  "              each dump removed.  Run it as netoopsd's user" },
 	{ "import-log", cmd_import_log,
 	  "[--host H] [--kernel R] [--reason R] FILE...",
 	  "store plain-text logs as complete dumps (tests, corpora)" },
@@ -52,6 +65,7 @@ static void usage(FILE *f)
 
 	fprintf(f,
 "Usage: netoops [--db PATH] [--json] [--metrics-file PATH] VERB [ARGS]\n"
+"       netoops --version\n"
 "\n"
 "  --db PATH            crash store (default $NETOOPS_DB, else\n"
 "                       " DEFAULT_DB ")\n"
@@ -67,7 +81,9 @@ static void usage(FILE *f)
 "Times (--since, --until): unix seconds, \"YYYY-MM-DD[ HH:MM[:SS]]\" (UTC)\n"
 "or a relative \"-2h\", \"-30m\", \"-7d\".  Reasons: panic, oops, emergency,\n"
 "restart, halt, poweroff, soft.  --bucket takes a signature hash or a\n"
-"prefix of it.  A dump is authenticated (--authenticated, AUTH \"key N\") when\n"
+"prefix of it.  --host and --kernel are glob patterns ('*', '?', [...];\n"
+"\"[*]\" for a literal '*'), exact without those.  Sizes take K, M, G.\n"
+"A dump is authenticated (--authenticated, AUTH \"key N\") when\n"
 "netoopsd verified every datagram of it with the one key N (--key); dumps\n"
 "stored without a --key, or with any unsigned datagram, are not.\n"
 "Exit status: 0 ok, 1 error, 2 usage.\n");
@@ -82,6 +98,35 @@ int open_store(struct cli *c, struct nstore **ret)
 			r == -ENOENT ? "no such database (has netoopsd run?)" :
 				       nstore_open_strerror(r));
 	return r;
+}
+
+int64_t now_wall_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec * 1000LL + tv.tv_usec / 1000;
+}
+
+int parse_bytes(const char *s, int64_t *ret)
+{
+	unsigned int shift = 0;
+	long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || errno || v > INT64_MAX >> shift)
+		return -EINVAL;
+	*ret = (int64_t)v << shift;
+	return 0;
 }
 
 int parse_time_ms(const char *s, int64_t *ret)
@@ -135,6 +180,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "metrics-file", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct cli c = { 0 };
@@ -145,7 +191,7 @@ int main(int argc, char **argv)
 	if (!c.db || !*c.db)
 		c.db = DEFAULT_DB;
 	/* '+': stop at the verb; the verb parses its own options. */
-	while ((o = getopt_long(argc, argv, "+d:jm:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:jm:hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			c.db = optarg;
@@ -158,6 +204,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("netoops %s (wire protocol %d)\n",
+			       NETOOPS_TOOLS_VERSION, NETOOPS_VERSION);
 			return 0;
 		default:
 			usage(stderr);

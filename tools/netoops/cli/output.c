@@ -46,6 +46,35 @@ void format_ms(int64_t ms, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+/*
+ * How long before @now_ms @ms was: "42 s ago", "3 min ago", "5 h ago",
+ * "12 d ago" (whole units, rounded down; hours up to 2 days), "-" for no
+ * time, "in 3 min" for a time ahead of this clock.
+ */
+void format_age(int64_t now_ms, int64_t ms, char *buf, size_t len)
+{
+	int64_t s = (now_ms - ms) / 1000;
+	const char *ago = " ago", *in = "";
+
+	if (!ms) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (s < 0) {
+		s = -s;
+		ago = "";
+		in = "in ";
+	}
+	if (s < 60)
+		snprintf(buf, len, "%s%lld s%s", in, (long long)s, ago);
+	else if (s < 3600)
+		snprintf(buf, len, "%s%lld min%s", in, (long long)s / 60, ago);
+	else if (s < 2 * 86400)
+		snprintf(buf, len, "%s%lld h%s", in, (long long)s / 3600, ago);
+	else
+		snprintf(buf, len, "%s%lld d%s", in, (long long)s / 86400, ago);
+}
+
 static void format_iso(int64_t ms, char *buf, size_t len)
 {
 	time_t t = ms / 1000;
@@ -220,19 +249,20 @@ static void format_auth(const struct nstore_dump *d, char *buf, size_t len)
 
 void dump_print_header(FILE *f)
 {
-	fprintf(f, "%6s  %-19s  %-16s  %-22s  %-8s  %-8s  %-8s  %s\n", "ID",
-		"RECEIVED (UTC)", "HOST", "KERNEL", "REASON", "STATE", "AUTH",
-		"TITLE");
+	fprintf(f, "%6s  %-19s  %-11s  %-16s  %-22s  %-8s  %-8s  %-8s  %s\n",
+		"ID", "RECEIVED (UTC)", "AGE", "HOST", "KERNEL", "REASON",
+		"STATE", "AUTH", "TITLE");
 }
 
 /* Sender text is cut and padded as escaped: an escape is never split. */
-void dump_print_line(FILE *f, const struct nstore_dump *d)
+void dump_print_line(FILE *f, const struct nstore_dump *d, int64_t now_ms)
 {
-	char t[32], auth[24];
+	char t[32], auth[24], age[32];
 
 	format_ms(d->received_ms, t, sizeof(t));
+	format_age(now_ms, d->received_ms, age, sizeof(age));
 	format_auth(d, auth, sizeof(auth));
-	fprintf(f, "%6lld  %-19s  ", (long long)d->id, t);
+	fprintf(f, "%6lld  %-19s  %-11s  ", (long long)d->id, t, age);
 	put_esc(f, d->hostname ?: "?", strlen(d->hostname ?: "?"), 0, 16);
 	fputs("  ", f);
 	put_esc(f, d->release ?: "?", strlen(d->release ?: "?"), 0, 22);
@@ -281,7 +311,7 @@ static void field(FILE *f, const char *label, const char *value)
 
 void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 {
-	char boot[33], t[32], auth[24];
+	char boot[33], t[32], auth[24], age[32];
 	uint64_t missing = 0;
 	size_t i, len;
 	char *text;
@@ -306,7 +336,8 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 			d->wall_nsec, d->uptime_ns / 1e9);
 	}
 	format_ms(d->received_ms, t, sizeof(t));
-	fprintf(f, "  received:  %s UTC from ", t);
+	format_age(now_wall_ms(), d->received_ms, age, sizeof(age));
+	fprintf(f, "  received:  %s UTC (%s) from ", t, age);
 	field(f, "", d->src ?: "?");
 	if (d->have_taint)
 		fprintf(f, "  taint:     0x%llx\n",

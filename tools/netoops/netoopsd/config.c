@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "netoops_version.h"
 #include "netoopsd.h"
 
 enum {
@@ -30,6 +31,8 @@ enum {
 	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_KEY_FILE, OPT_REQUIRE_AUTH,
 	OPT_MAX_PER_ADDR, OPT_MIN_PARTIAL,
 	OPT_SPOOL, OPT_SPOOL_BYTES, OPT_SPOOL_MEMORY, OPT_RESUME_BYTES,
+	OPT_RETAIN_DAYS, OPT_MAX_STORE_BYTES, OPT_RETAIN_INTERVAL,
+	OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -69,6 +72,10 @@ static const struct option longopts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "retain-days", required_argument, NULL, OPT_RETAIN_DAYS },
+	{ "max-store-bytes", required_argument, NULL, OPT_MAX_STORE_BYTES },
+	{ "retain-interval", required_argument, NULL, OPT_RETAIN_INTERVAL },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -98,6 +105,14 @@ void usage(FILE *f)
 "                             the rest arrives, even after a restart: in\n"
 "                             memory and in the spool, each (default 64M;\n"
 "                             0 = none)\n"
+"      --retain-days DAYS     delete dumps received more than DAYS ago\n"
+"                             (default 0: keep them)\n"
+"      --max-store-bytes BYTES\n"
+"                             delete the oldest dumps while the database\n"
+"                             with its -wal and -shm files takes more, and\n"
+"                             give the space back (default 0: no limit)\n"
+"      --retain-interval S    seconds between two deletions by age (default\n"
+"                             3600); the size is looked at every second\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
 "                             by `netoops decode`)\n"
 "      --key-file ID:PATH     MAC key of key id ID (repeatable): 16 to 64\n"
@@ -133,7 +148,7 @@ void usage(FILE *f)
 "                             limit (default boot: the sender's boot_id)\n"
 "      --timeout-ms MS        a dump with no new packet for MS is stored as\n"
 "                             partial (default 10000)\n"
-"      --max-packets-per-dump N   (default 4096)\n"
+"      --max-packets-per-dump N   (default 8192)\n"
 "      --max-bytes-per-dump BYTES (default 1M)\n"
 "      --max-dumps-per-source N   open dumps per source (default 8)\n"
 "      --max-dumps-per-addr N     open dumps per IP address, authenticated\n"
@@ -149,6 +164,7 @@ void usage(FILE *f)
 "                             '#' after a blank starts a comment)\n"
 "  -v, --verbose              log every stored dump\n"
 "  -h, --help                 this text\n"
+"      --version              the version, and the wire protocol's\n"
 "\n"
 "Sizes take K, M, G suffixes.  SIGTERM or SIGINT: stop receiving, store\n"
 "every dump still open as partial, commit (what the store cannot take\n"
@@ -172,6 +188,7 @@ void config_defaults(struct config *c)
 	c->resume_bytes = 64ull << 20;
 	c->src_key = SRC_KEY_BOOT;
 	c->limits.partial_min_pct = 10;
+	c->retain_interval = 3600;
 }
 
 void config_free(struct config *c)
@@ -611,6 +628,23 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		NUM(0, 1ull << 40);
 		c->limits.max_bytes_total = n;	/* split in main() */
 		break;
+	case OPT_RETAIN_DAYS:
+		NUM(0, 36500);
+		c->retain_days = n;
+		break;
+	case OPT_MAX_STORE_BYTES:
+		NUM(0, 1ull << 50);
+		if (n && n < 1u << 20) {
+			snprintf(why, WHY_LEN, "value too small (0, or at"
+				 " least 1M)");
+			return -ERANGE;
+		}
+		c->max_store_bytes = n;
+		break;
+	case OPT_RETAIN_INTERVAL:
+		NUM(1, 86400);
+		c->retain_interval = n;
+		break;
 	case OPT_KEY:
 		return add_key(c, v, why);
 	case OPT_KEY_FILE:
@@ -694,7 +728,8 @@ static int config_file(struct config *c, const char *path)
 		for (o = longopts; o->name; o++)
 			if (!strcmp(o->name, k))
 				break;
-		if (!o->name || o->val == OPT_CONFIG || o->val == OPT_HELP) {
+		if (!o->name || o->val == OPT_CONFIG || o->val == OPT_HELP ||
+		    o->val == OPT_VERSION) {
 			fprintf(stderr, "netoopsd: %s:%d: unknown option '%s'\n",
 				path, lineno, k);
 			r = -EINVAL;
@@ -733,6 +768,11 @@ int config_parse_args(struct config *c, int argc, char **argv)
 				  NULL)) != -1) {
 		if (opt == OPT_HELP) {
 			usage(stdout);
+			return 1;
+		}
+		if (opt == OPT_VERSION) {
+			printf("netoopsd %s (wire protocol %d)\n",
+			       NETOOPS_TOOLS_VERSION, NETOOPS_VERSION);
 			return 1;
 		}
 		if (opt == '?')

@@ -158,6 +158,8 @@ int main(int argc, char **argv)
 	}
 	r = store_start(d);
 	if (!r)
+		r = retain_start(d);
+	if (!r)
 		r = workers_start(d);
 	if (r < 0) {
 		fprintf(stderr, "netoopsd: cannot start threads: %s\n",
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "netoopsd: cannot write %s: %s\n",
 			d->cfg.metrics_file, strerror(-r));
 	metrics_http_stop(d);
+	retain_stop(d);
 	resume_close(d);
 	spool_close(d);
 	nstore_close(d->store);

@@ -142,7 +142,8 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 
 		pk += LOAD(s->received);
 		by += LOAD(s->bytes);
-		kd += LOAD(s->kernel_drops);
+		for (k = 0; k < MAX_LISTEN_ADDRS; k++)
+			kd += LOAD(s->kernel_drops[k]);
 		proc += LOAD(s->packets);
 		acc += LOAD(s->accepted);
 		dup += LOAD(s->duplicates);
@@ -218,6 +219,14 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	    " transaction.\n# TYPE netoops_store_latency_max_seconds gauge\n"
 	    "netoops_store_latency_max_seconds %.6f\n",
 	    LOAD(d->sst.latency_us_max) / 1e6);
+	put(&o, "# HELP netoops_retention_deleted_total Dumps deleted by"
+	    " retention: received more than --retain-days ago, or the"
+	    " oldest while the store took more than --max-store-bytes.\n"
+	    "# TYPE netoops_retention_deleted_total counter\n"
+	    "netoops_retention_deleted_total{reason=\"age\"} %llu\n"
+	    "netoops_retention_deleted_total{reason=\"size\"} %llu\n",
+	    (unsigned long long)retain_removed(d, false),
+	    (unsigned long long)retain_removed(d, true));
 	metric(&o, "netoops_store_last_commit_ms", "gauge",
 	       "Unix time (ms) of the last successful commit.",
 	       LOAD(d->sst.last_commit_ms));

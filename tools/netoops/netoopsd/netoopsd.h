@@ -95,6 +95,10 @@ struct config {
 					 * when the spool cannot take them */
 	uint64_t resume_bytes;		/* datagrams kept to resume partial
 					 * dumps: in memory, and on disk */
+	/* retention (retain.c) */
+	unsigned int retain_days;	/* delete dumps older, 0 = keep */
+	uint64_t max_store_bytes;	/* store files' limit, 0 = none */
+	unsigned int retain_interval;	/* seconds between age prunes */
 };
 
 /* Reasons a datagram is dropped beyond the decoder's enum netoops_err. */
@@ -106,7 +110,10 @@ enum {
 struct worker_stats {
 	_Atomic uint64_t received;		/* datagrams read */
 	_Atomic uint64_t bytes;
-	_Atomic uint64_t kernel_drops;		/* SO_RXQ_OVFL, last seen */
+	/* SO_RXQ_OVFL of each socket (w->fds[i]), last seen: the kernel
+	 * counts each socket's drops apart, their sum is the worker's
+	 */
+	_Atomic uint64_t kernel_drops[MAX_LISTEN_ADDRS];
 	_Atomic uint64_t packets;		/* datagrams decoded */
 	_Atomic uint64_t accepted;
 	_Atomic uint64_t duplicates;
@@ -209,6 +216,7 @@ struct daemon {
 					 * it, when it failed at start */
 	struct spool *spool;		/* spool.c */
 	struct resume *resume;		/* resume.c */
+	struct retain *retain;		/* retain.c, NULL if not asked */
 	struct store_stats sst;
 	struct spool_stats spst;
 	pthread_mutex_t archive_lock;	/* serializes archive writes */
@@ -272,6 +280,12 @@ void resume_save(struct daemon *d, const struct nstore_dump *rec,
 		 const uint8_t *dgrams, size_t len);
 void resume_done(struct daemon *d, const uint8_t boot_id[16],
 		 uint64_t dump_id);
+
+/* retain.c: deletes old dumps (--retain-days, --max-store-bytes) */
+int retain_start(struct daemon *d);	/* a thread of its own */
+void retain_stop(struct daemon *d);
+/* Dumps it deleted: by age (@by_size false) or by size. */
+uint64_t retain_removed(struct daemon *d, bool by_size);
 
 /* metrics.c */
 char *metrics_render(struct daemon *d, size_t *ret_len);

@@ -347,9 +347,12 @@ struct rxbuf {
 	uint8_t *data;		/* BATCH * max_packet bytes */
 };
 
-/* One recvmmsg() batch from @fd, processed in place.  Returns its size. */
-static int receive(struct worker *w, int fd, struct rxbuf *rx, int flags)
+/* One recvmmsg() batch from socket @idx, processed in place.  Returns its
+ * size.
+ */
+static int receive(struct worker *w, int idx, struct rxbuf *rx, int flags)
 {
+	int fd = w->fds[idx];
 	size_t bufsz = w->d->cfg.max_packet;
 	uint64_t now;
 	int i, n;
@@ -383,7 +386,7 @@ static int receive(struct worker *w, int fd, struct rxbuf *rx, int flags)
 			    cm->cmsg_type != SO_RXQ_OVFL)
 				continue;
 			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
-			atomic_store_explicit(&w->st.kernel_drops, drops,
+			atomic_store_explicit(&w->st.kernel_drops[idx], drops,
 					      RELAXED);
 		}
 		INC(w->st.received);
@@ -424,7 +427,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		if (w->nfds == 1 && !stopping) {
 			/* Waits in the kernel, at most SO_RCVTIMEO. */
-			receive(w, w->fds[0], &rx, MSG_WAITFORONE);
+			receive(w, 0, &rx, MSG_WAITFORONE);
 		} else {
 			/* Several sockets, or the last pass before stopping:
 			 * read while there is something, then wait in poll().
@@ -432,7 +435,7 @@ static void *worker_main(void *arg)
 			do {
 				got = 0;
 				for (i = 0; i < w->nfds; i++)
-					got += receive(w, w->fds[i], &rx,
+					got += receive(w, i, &rx,
 						       MSG_DONTWAIT);
 			} while (got);
 			if (!stopping) {

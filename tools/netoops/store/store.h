@@ -92,12 +92,19 @@ struct nstore_dump {
 					 * was verified with one configured
 					 * key (struct netoops_dump) */
 	uint32_t auth_key_id;		/* that key's id (0 if not) */
+	int64_t dup_of;			/* put, on a duplicate: id of the
+					 * stored copy that was kept */
 };
 
-/** struct nstore_filter - what list/buckets/export select (0/NULL = any) */
+/**
+ * struct nstore_filter - what list/buckets/export select (0/NULL = any)
+ *
+ * @host and @kernel are glob patterns (SQLite GLOB: '*', '?', '[...]',
+ * case-sensitive; "[*]" matches a literal '*').
+ */
 struct nstore_filter {
 	const char *host;
-	const char *kernel;		/* release, exact */
+	const char *kernel;		/* release */
 	int reason;			/* NETOOPS_REASON_*, -1 = any */
 	int64_t since_ms;		/* received_ms >= since_ms */
 	int64_t until_ms;		/* received_ms < until_ms, 0 = no bound */
@@ -105,6 +112,9 @@ struct nstore_filter {
 	int complete;			/* 1 complete, 0 partial, -1 any */
 	int authenticated;		/* 1 authenticated (any key), 0 not,
 					 * -1 any */
+	int64_t after_id;		/* id > after_id */
+	bool newest_first;		/* list: latest received_ms first, so
+					 * that @limit keeps the newest */
 	long limit;			/* 0 = no limit */
 };
 
@@ -129,7 +139,28 @@ struct nstore_stats {
 	long buckets;
 	long hosts;
 	int64_t log_bytes;		/* sum of stored log lengths */
-	int64_t file_bytes;		/* size of the database, -1 if unknown */
+	int64_t file_bytes;		/* size of the database with its -wal
+					 * and -shm files, -1 if unknown */
+};
+
+/**
+ * struct nstore_prune - what nstore_prune() removes, oldest dumps first
+ * @before_ms:	dumps received before this unix ms time, 0 = none by age
+ * @max_bytes:	then the oldest until the store's files (database, -wal,
+ *		-shm) take at most this many bytes, 0 = no limit
+ */
+struct nstore_prune {
+	int64_t before_ms;
+	int64_t max_bytes;
+};
+
+/** struct nstore_prune_result - what nstore_prune() did */
+struct nstore_prune_result {
+	long by_age;			/* dumps removed by @before_ms */
+	long by_size;			/* dumps removed by @max_bytes */
+	int64_t bytes_before;		/* files' bytes, -1 if unknown */
+	int64_t bytes_after;		/* and after */
+	long dumps_left;		/* dumps still stored */
 };
 
 struct nstore;
@@ -169,6 +200,10 @@ struct nstore_ops {
 	int (*buckets)(struct nstore *st, const struct nstore_filter *f,
 		       nstore_bucket_cb cb, void *arg);
 	int (*stats)(struct nstore *st, struct nstore_stats *ret);
+	int (*prune)(struct nstore *st, const struct nstore_prune *p,
+		     nstore_dump_cb cb, void *arg,
+		     struct nstore_prune_result *ret);
+	int (*last_id)(struct nstore *st, int64_t *ret);
 };
 
 /* The generic part every implementation starts with. */
@@ -219,6 +254,31 @@ static inline int nstore_buckets(struct nstore *st,
 static inline int nstore_stats(struct nstore *st, struct nstore_stats *ret)
 {
 	return st->ops->stats(st, ret);
+}
+
+/**
+ * nstore_prune() - delete the oldest dumps, by age then by size
+ * @cb:		called for each dump removed (id, boot_id, dump_id,
+ *		hostname, release, received_ms, log_len, sig_hash and
+ *		sig_title filled), may be NULL
+ *
+ * Works in short transactions so that a writer in another process (netoopsd)
+ * waits at most one of them.  Over @max_bytes, the oldest dumps go until the
+ * pages in use fit, then the free pages are given back to the file system
+ * and the WAL is checkpointed and truncated: the files shrink, not only the
+ * content.  A store opened NSTORE_RDONLY returns -EROFS.
+ */
+static inline int nstore_prune(struct nstore *st, const struct nstore_prune *p,
+			       nstore_dump_cb cb, void *arg,
+			       struct nstore_prune_result *ret)
+{
+	return st->ops->prune(st, p, cb, arg, ret);
+}
+
+/* The highest dump id stored, 0 if none: where `netoops watch` starts. */
+static inline int nstore_last_id(struct nstore *st, int64_t *ret)
+{
+	return st->ops->last_id(st, ret);
 }
 
 /* Record helpers (store.c). */

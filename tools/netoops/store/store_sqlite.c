@@ -16,10 +16,15 @@
  *      comes before it.  Rows stored before the migration read as NULL.
  * A read-only opener of a version 1 database (not yet migrated: netoopsd
  * not restarted) reads NULL for the columns it lacks.
+ *
+ * dumps.id is AUTOINCREMENT in a store created since retention: an id is
+ * never given twice, even after a prune that emptied the table.  Older
+ * stores keep their table (SQLite cannot add it by ALTER TABLE).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +48,13 @@ struct sqlite_store {
 	sqlite3_stmt *put;	/* the upsert, prepared once */
 	char *path;
 	const char *auth_col;	/* "auth_key", or "NULL" before version 2 */
+	bool rdonly;		/* opened NSTORE_RDONLY */
 };
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
 	"CREATE TABLE IF NOT EXISTS dumps("
-	" id INTEGER PRIMARY KEY,"
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	" boot_id TEXT NOT NULL, dump_id INTEGER NOT NULL,"
 	" hostname TEXT, release TEXT, version TEXT, arch TEXT,"
 	" reason INTEGER NOT NULL, oops_count INTEGER, part INTEGER,"
@@ -248,7 +254,7 @@ static int sqlite_open(const char *path, unsigned int flags,
 {
 	struct sqlite_store *s;
 	int rc, oflags, version;
-	char sql[128];
+	char sql[160];
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -270,8 +276,12 @@ static int sqlite_open(const char *path, unsigned int flags,
 	}
 	sqlite3_busy_timeout(s->db, 5000);
 	if (!(flags & NSTORE_RDONLY)) {
+		/* auto_vacuum takes effect on a new database only (before
+		 * its first table): nstore_prune() converts an older one.
+		 */
 		snprintf(sql, sizeof(sql),
-			 "PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
+			 "PRAGMA auto_vacuum=INCREMENTAL;"
+			 " PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
 			 flags & NSTORE_SYNC_NORMAL ? "NORMAL" : "FULL");
 		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
@@ -308,6 +318,7 @@ static int sqlite_open(const char *path, unsigned int flags,
 		}
 	}
 	s->auth_col = version >= 2 ? "auth_key" : "NULL";
+	s->rdonly = flags & NSTORE_RDONLY;
 	*ret = &s->base;
 	return 0;
 fail:
@@ -411,6 +422,27 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* Row id of (@boot, @dump_id) into *@ret. */
+static int find_id(struct sqlite_store *s, const char *boot, uint64_t dump_id,
+		   int64_t *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id FROM dumps WHERE boot_id = ?"
+				" AND dump_id = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	sqlite3_bind_text(st, 1, boot, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)dump_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret = sqlite3_column_int64(st, 0);
+	rc = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : sq_err(rc);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 {
 	sqlite3_stmt *st = s->put;
@@ -502,6 +534,8 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	rc = rc == SQLITE_DONE ? 0 : sq_err(rc);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	if (!rc && *dup)
+		rc = find_id(s, boot, d->dump_id, &d->dup_of);
 out:
 	free(regs);
 	free(gaps);
@@ -690,9 +724,9 @@ static void filter_sql(const struct sqlite_store *s,
 
 	n = snprintf(buf, len, " WHERE 1");
 	if (f->host)
-		n += snprintf(buf + n, len - n, " AND hostname = ?");
+		n += snprintf(buf + n, len - n, " AND hostname GLOB ?");
 	if (f->kernel)
-		n += snprintf(buf + n, len - n, " AND release = ?");
+		n += snprintf(buf + n, len - n, " AND release GLOB ?");
 	if (f->reason >= 0)
 		n += snprintf(buf + n, len - n, " AND reason = ?");
 	if (f->since_ms)
@@ -704,6 +738,8 @@ static void filter_sql(const struct sqlite_store *s,
 			      " AND substr(sig_hash, 1, length(?)) = ?");
 	if (f->complete >= 0)
 		n += snprintf(buf + n, len - n, " AND complete = ?");
+	if (f->after_id)
+		n += snprintf(buf + n, len - n, " AND id > ?");
 	if (f->authenticated >= 0)
 		snprintf(buf + n, len - n, " AND %s IS %s", s->auth_col,
 			 f->authenticated ? "NOT NULL" : "NULL");
@@ -729,6 +765,8 @@ static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f)
 	}
 	if (f->complete >= 0)
 		sqlite3_bind_int(st, i++, f->complete);
+	if (f->after_id)
+		sqlite3_bind_int64(st, i++, f->after_id);
 }
 
 static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
@@ -746,8 +784,9 @@ static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
 	}
 	filter_sql(s, f, where, sizeof(where));
 	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s%s FROM dumps%s"
-		 " ORDER BY id LIMIT %ld", s->auth_col,
+		 " ORDER BY %s LIMIT %ld", s->auth_col,
 		 flags & NSTORE_WITH_LOG ? ", log" : "", where,
+		 f->newest_first ? "received_ms DESC, id DESC" : "id",
 		 f->limit > 0 ? f->limit : -1L);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
@@ -821,11 +860,33 @@ out:
 	return rc;
 }
 
+/*
+ * Bytes of the database file and of its -wal and -shm files (absent ones
+ * count 0): what the store takes on disk.  -1 if the database is not there.
+ */
+static int64_t files_bytes(const struct sqlite_store *s)
+{
+	static const char *const sfx[] = { "-wal", "-shm" };
+	char side[PATH_MAX];
+	struct stat sb;
+	int64_t n;
+	size_t i;
+
+	if (stat(s->path, &sb))
+		return -1;
+	n = sb.st_size;
+	for (i = 0; i < 2; i++) {
+		if (snprintf(side, sizeof(side), "%s%s", s->path, sfx[i]) <
+		    (int)sizeof(side) && !stat(side, &sb))
+			n += sb.st_size;
+	}
+	return n;
+}
+
 static int sqlite_stats(struct nstore *base, struct nstore_stats *ret)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
-	struct stat sb;
 	int rc;
 
 	rc = sqlite3_prepare_v2(s->db,
@@ -849,8 +910,205 @@ static int sqlite_stats(struct nstore *base, struct nstore_stats *ret)
 			rc = -EIO;
 	}
 	sqlite3_finalize(st);
-	ret->file_bytes = stat(s->path, &sb) ? -1 : (int64_t)sb.st_size;
+	ret->file_bytes = files_bytes(s);
 	return rc;
+}
+
+/* ---- retention ------------------------------------------------------ */
+
+/* Dumps deleted per transaction: what a concurrent writer may wait for. */
+#define PRUNE_CHUNK	256
+
+/* The integer a one-value statement (PRAGMA, count) returns. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *ret)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*ret = sqlite3_column_int64(st, 0);
+	rc = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -EIO : sq_err(rc);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Bytes of the pages in use (not on the free list). */
+static int used_bytes(sqlite3 *db, int64_t *ret)
+{
+	int64_t size, count, nfree;
+	int r;
+
+	r = query_int(db, "PRAGMA page_size", &size);
+	if (!r)
+		r = query_int(db, "PRAGMA page_count", &count);
+	if (!r)
+		r = query_int(db, "PRAGMA freelist_count", &nfree);
+	if (!r)
+		*ret = (count - nfree) * size;
+	return r;
+}
+
+/*
+ * Deletes the @n oldest dumps received before @before_ms in one
+ * transaction, @cb told of each; *@ret_n: how many went.
+ */
+static int delete_oldest(struct sqlite_store *s, int64_t before_ms, long n,
+			 nstore_dump_cb cb, void *arg, long *ret_n)
+{
+	sqlite3_stmt *st;
+	long done = 0;
+	int rc, r = 0;
+
+	*ret_n = 0;
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	rc = sqlite3_prepare_v2(s->db,
+		"DELETE FROM dumps WHERE id IN (SELECT id FROM dumps"
+		" WHERE received_ms < ?1 ORDER BY received_ms, id LIMIT ?2)"
+		" RETURNING id, boot_id, dump_id, hostname, release,"
+		" received_ms, log_len, sig_hash, sig_title", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = sq_err(rc);
+		goto rollback;
+	}
+	sqlite3_bind_int64(st, 1, before_ms);
+	sqlite3_bind_int64(st, 2, n);
+	while (!r && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct nstore_dump *d;
+
+		done++;
+		if (!cb)
+			continue;
+		d = nstore_dump_new();
+		if (!d) {
+			r = -ENOMEM;
+			break;
+		}
+		d->id = sqlite3_column_int64(st, 0);
+		nstore_boot_id_parse((const char *)sqlite3_column_text(st, 1),
+				     d->boot_id);
+		d->dump_id = sqlite3_column_int64(st, 2);
+		d->hostname = col_strdup(st, 3);
+		d->release = col_strdup(st, 4);
+		d->received_ms = sqlite3_column_int64(st, 5);
+		d->log_len = sqlite3_column_int64(st, 6);
+		d->sig_hash = col_strdup(st, 7);
+		d->sig_title = col_strdup(st, 8);
+		r = cb(d, arg);
+		nstore_dump_free(d);
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = sq_err(rc) ?: -EIO;
+	sqlite3_finalize(st);
+	if (r)
+		goto rollback;
+	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		r = sq_err(rc);
+		goto rollback;
+	}
+	*ret_n = done;
+	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return r;
+}
+
+/*
+ * Gives the free pages back to the file system and empties the WAL.  A
+ * database made before auto_vacuum=INCREMENTAL is rewritten once (VACUUM,
+ * which needs as much free disk as the database takes).  A checkpoint that
+ * a reader holds back is left for the next time.
+ */
+static int shrink(struct sqlite_store *s)
+{
+	int64_t mode;
+	int r;
+
+	r = query_int(s->db, "PRAGMA auto_vacuum", &mode);
+	if (r)
+		return r;
+	if (mode != 2) {
+		r = sq_err(sqlite3_exec(s->db, "PRAGMA auto_vacuum=INCREMENTAL;"
+					" VACUUM", NULL, NULL, NULL));
+	} else {
+		r = sq_err(sqlite3_exec(s->db, "PRAGMA incremental_vacuum",
+					NULL, NULL, NULL));
+	}
+	if (r)
+		return r;
+	sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
+		     NULL);
+	return 0;
+}
+
+static int sqlite_prune(struct nstore *base, const struct nstore_prune *p,
+			nstore_dump_cb cb, void *arg,
+			struct nstore_prune_result *ret)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	int64_t used, rows, target, other;
+	long n;
+	int r = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (s->rdonly)
+		return -EROFS;
+	ret->bytes_before = files_bytes(s);
+	/* By age: chunk after chunk until one comes back short. */
+	if (p->before_ms) {
+		do {
+			r = delete_oldest(s, p->before_ms, PRUNE_CHUNK, cb,
+					  arg, &n);
+			ret->by_age += n;
+		} while (!r && n == PRUNE_CHUNK);
+	}
+	/*
+	 * By size: the WAL is emptied at the end, the -shm file stays; the
+	 * pages in use must fit in the rest.  Each round removes the share
+	 * of the dumps that the excess is of the pages in use, then looks
+	 * again (dumps differ in size).
+	 */
+	if (!r && p->max_bytes > 0) {
+		struct stat sb;
+		char shm[PATH_MAX];
+
+		snprintf(shm, sizeof(shm), "%s-shm", s->path);
+		other = stat(shm, &sb) ? 0 : sb.st_size;
+		target = p->max_bytes - other;
+		while (!(r = used_bytes(s->db, &used)) && used > target) {
+			r = query_int(s->db, "SELECT count(*) FROM dumps",
+				      &rows);
+			if (r || !rows)
+				break;
+			n = (long)((rows * (used - target) + used - 1) / used);
+			if (n > PRUNE_CHUNK)
+				n = PRUNE_CHUNK;
+			r = delete_oldest(s, INT64_MAX, n ?: 1, cb, arg, &n);
+			ret->by_size += n;
+			if (!r && !n)
+				break;
+		}
+	}
+	if (!r && (ret->by_age || ret->by_size ||
+		   (p->max_bytes > 0 && ret->bytes_before > p->max_bytes)))
+		r = shrink(s);
+	ret->bytes_after = files_bytes(s);
+	if (!r && !query_int(s->db, "SELECT count(*) FROM dumps", &rows))
+		ret->dumps_left = rows;
+	return r;
+}
+
+static int sqlite_last_id(struct nstore *base, int64_t *ret)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+
+	return query_int(s->db, "SELECT ifnull(max(id), 0) FROM dumps", ret);
 }
 
 const struct nstore_ops nstore_sqlite_ops = {
@@ -862,4 +1120,6 @@ const struct nstore_ops nstore_sqlite_ops = {
 	.list = sqlite_list,
 	.buckets = sqlite_buckets,
 	.stats = sqlite_stats,
+	.prune = sqlite_prune,
+	.last_id = sqlite_last_id,
 };

@@ -4,7 +4,9 @@
  * gap rendering, reader while a writer holds the database, whether a dump
  * was authenticated (round trip, filter, migration of a version 1 store,
  * never replaced by an unauthenticated copy),
- * the errors of opening what is not a usable store.
+ * the errors of opening what is not a usable store, retention (prune by
+ * age and by size, the files shrinking on disk), the size of the WAL in
+ * stats, newest-first order and glob filters.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -160,9 +162,12 @@ static void test_replace_if_better(void **state)
 	assert_int_equal(nstore_put(f->st, &c, 1, &dups), 0);
 	assert_int_equal(dups, 0);
 	assert_int_equal(c->id, a->id);
-	/* partial after complete: never */
+	/* partial after complete: never; dup_of names the row kept */
 	assert_int_equal(nstore_put(f->st, &e, 1, &dups), 0);
 	assert_int_equal(dups, 1);
+	assert_int_equal(e->id, 0);
+	assert_int_equal(e->dup_of, a->id);
+	assert_int_equal(b->dup_of, a->id);
 	assert_int_equal(nstore_stats(f->st, &s), 0);
 	assert_int_equal(s.dumps, 1);
 	assert_int_equal(s.complete, 1);
@@ -665,6 +670,287 @@ static void test_helpers(void **state)
 	assert_null(nstore_reg_name(NETOOPS_ARCH_X86_64, 40));
 }
 
+/* ---- retention, file size, order and globs ---------------------------- */
+
+#define DAY_MS	86400000LL
+
+/* A dump of host @host received at @ms with @log_len bytes of log text
+ * that deflate cannot shrink much (as real logs with addresses).
+ */
+static struct nstore_dump *mk_at(int n, const char *host, const char *sig,
+				 int64_t ms, size_t log_len)
+{
+	struct nstore_dump *d = mk(1, n, host, "6.12.0-test", sig, true, 4);
+	uint32_t x = 2463534242u + n;
+	size_t i;
+
+	memset(d->boot_id, 0, 16);
+	memcpy(d->boot_id, &n, sizeof(n));
+	d->received_ms = ms;
+	if (log_len) {
+		free(d->log);
+		d->log = malloc(log_len + 1);
+		for (i = 0; i < log_len; i++) {	/* xorshift32 */
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			d->log[i] = 'a' + x % 26;
+		}
+		d->log[log_len] = 0;
+		d->log_len = log_len;
+	}
+	return d;
+}
+
+struct seen {
+	int64_t ids[512];
+	int64_t ms[512];
+	int n;
+};
+
+static int seen_cb(const struct nstore_dump *d, void *arg)
+{
+	struct seen *x = arg;
+
+	assert_true(x->n < 512);
+	assert_non_null(d->hostname);
+	x->ids[x->n] = d->id;
+	x->ms[x->n++] = d->received_ms;
+	return 0;
+}
+
+/* Size of @path and of its -wal and -shm files, as stat() sees them. */
+static int64_t disk_bytes(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[192];
+	struct stat sb;
+	int64_t n = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (!stat(p, &sb))
+			n += sb.st_size;
+	}
+	return n;
+}
+
+/* Dumps 0..9 received 0..9 days ago (plus an hour): prune by age removes
+ * exactly those older than the limit, and the buckets count what is left.
+ */
+static void test_prune_age(void **state)
+{
+	struct fx *f = *state;
+	int64_t now = 1764756000000LL, removed[4];
+	struct nstore_prune_result res;
+	struct nstore_prune p = { 0 };
+	struct nstore_dump *d[10];
+	struct nstore *ro;
+	struct seen gone = { .n = 0 }, left = { .n = 0 };
+	struct bk k = { 0 };
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		d[i] = mk_at(i, i % 2 ? "odd" : "even", i < 3 ? "new" : "old",
+			     now - i * DAY_MS - 3600000, 0);
+		assert_int_equal(nstore_put(f->st, &d[i], 1, NULL), 0);
+	}
+	for (i = 0; i < 4; i++)
+		removed[i] = d[6 + i]->id;
+	/* A reader cannot prune. */
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &ro), 0);
+	p.before_ms = now - 5 * DAY_MS - 12 * 3600000LL;
+	assert_int_equal(nstore_prune(ro, &p, NULL, NULL, &res), -EROFS);
+	nstore_close(ro);
+
+	assert_int_equal(nstore_prune(f->st, &p, seen_cb, &gone, &res), 0);
+	assert_int_equal(res.by_age, 4);
+	assert_int_equal(res.by_size, 0);
+	assert_int_equal(gone.n, 4);
+	for (i = 0; i < 4; i++) {
+		int j, hit = 0;
+
+		for (j = 0; j < 4; j++)
+			hit += gone.ids[j] == removed[i];
+		assert_int_equal(hit, 1);
+	}
+	assert_int_equal(nstore_list(f->st, NULL, 0, seen_cb, &left), 0);
+	assert_int_equal(left.n, 6);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(left.ids[i], d[i]->id);
+	/* "old" had dumps 3..9, now 3..5; "new" untouched */
+	assert_int_equal(nstore_buckets(f->st, NULL, bucket_cb, &k), 0);
+	assert_int_equal(k.n, 2);
+	assert_string_equal(k.hash[0], "new");
+	assert_int_equal(k.count[0], 3);
+	assert_string_equal(k.hash[1], "old");
+	assert_int_equal(k.count[1], 3);
+	/* Again: nothing more to remove. */
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	assert_int_equal(res.by_age, 0);
+	/* Everything, newest included: the next dump gets a new id, not
+	 * the id of one that was removed.
+	 */
+	p.before_ms = INT64_MAX;
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	assert_int_equal(res.by_age, 6);
+	assert_int_equal(res.dumps_left, 0);
+	d[0]->id = 0;
+	d[0]->dump_id = 99;
+	assert_int_equal(nstore_put(f->st, &d[0], 1, NULL), 0);
+	assert_int_equal(d[0]->id, d[9]->id + 1);
+	for (i = 0; i < 10; i++)
+		nstore_dump_free(d[i]);
+}
+
+/*
+ * 300 dumps of 8 KiB of log: --max-bytes 512 KiB leaves the newest that
+ * fit and the files (database, -wal, -shm) under the limit on disk.
+ * @old_format: the store was made without auto_vacuum (before retention):
+ * the first prune converts it.
+ */
+static void prune_size(struct fx *f, bool old_format)
+{
+	const int64_t max = 512 * 1024, now = 1764756000000LL;
+	struct nstore_prune_result res;
+	struct nstore_prune p = { .max_bytes = max };
+	struct nstore_stats stats;
+	struct seen left = { .n = 0 };
+	struct nstore_dump *d;
+	int64_t before, av = -1;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		d = mk_at(i, "h", "s", now + i, 8192);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	if (old_format) {
+		nstore_close(f->st);
+		assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, "PRAGMA auto_vacuum=NONE;"
+					      " VACUUM", NULL, NULL, NULL),
+				 SQLITE_OK);
+		sqlite3_close(db);
+		assert_int_equal(nstore_open(f->path, NSTORE_SYNC_NORMAL,
+					     &f->st), 0);
+	}
+	before = disk_bytes(f->path);
+	assert_true(before > 4 * max);
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	print_message("prune %s: %lld -> %lld bytes on disk, %ld dumps"
+		      " removed\n", old_format ? "(converted)" : "",
+		      (long long)res.bytes_before, (long long)res.bytes_after,
+		      res.by_size);
+	assert_int_equal(res.by_age, 0);
+	assert_int_equal(res.bytes_before, before);
+	assert_true(res.bytes_after <= max);
+	assert_int_equal(disk_bytes(f->path), res.bytes_after);
+	assert_int_equal(nstore_stats(f->st, &stats), 0);
+	assert_int_equal(stats.file_bytes, res.bytes_after);
+	/* The newest stayed, and not needlessly few of them. */
+	assert_int_equal(nstore_list(f->st, NULL, 0, seen_cb, &left), 0);
+	assert_int_equal(left.n + res.by_size, 300);
+	assert_true(left.n * 8192 > max / 2);
+	for (i = 0; i < left.n; i++)
+		assert_int_equal(left.ms[i], now + res.by_size + i);
+	/* Incremental vacuum from now on. */
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA auto_vacuum", -1, &q,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	av = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	assert_int_equal(av, 2);
+}
+
+static void test_prune_size(void **state)
+{
+	prune_size(*state, false);
+}
+
+static void test_prune_size_old_store(void **state)
+{
+	prune_size(*state, true);
+}
+
+/* stats counts the WAL and -shm files, where recent commits are. */
+static void test_stats_wal(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_stats s;
+	struct nstore_dump *d = mk_at(1, "h", "s", 1, 65536);
+	char wal[192];
+	struct stat db, w;
+
+	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	nstore_dump_free(d);
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	assert_int_equal(stat(f->path, &db), 0);
+	assert_int_equal(stat(wal, &w), 0);
+	assert_true(w.st_size > 65536);	/* not checkpointed yet */
+	assert_int_equal(nstore_stats(f->st, &s), 0);
+	assert_int_equal(s.file_bytes, disk_bytes(f->path));
+	assert_true(s.file_bytes > db.st_size + 65536);
+}
+
+/* Newest first with a limit; --host and --kernel as globs. */
+static void test_order_glob(void **state)
+{
+	struct fx *f = *state;
+	static const char *const hosts[] = { "web-1", "web-2", "db-1",
+					     "we*b", "web-3" };
+	struct nstore_filter flt;
+	struct nstore_dump *d;
+	struct seen x = { .n = 0 };
+	int64_t last = -1;
+	int i;
+
+	assert_int_equal(nstore_last_id(f->st, &last), 0);
+	assert_int_equal(last, 0);
+	for (i = 0; i < 5; i++) {
+		/* received out of id order: dump 4 arrived first */
+		d = mk_at(i, hosts[i], "s", 1000 + (i == 4 ? -500 : i), 0);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	nstore_filter_init(&flt);
+	flt.newest_first = true;
+	flt.limit = 2;
+	assert_int_equal(nstore_list(f->st, &flt, 0, seen_cb, &x), 0);
+	assert_int_equal(x.n, 2);
+	assert_int_equal(x.ms[0], 1003);
+	assert_int_equal(x.ms[1], 1002);
+	nstore_filter_init(&flt);
+	flt.host = "web-*";
+	assert_int_equal(count_where(f->st, &flt), 3);
+	flt.host = "web-[12]";
+	assert_int_equal(count_where(f->st, &flt), 2);
+	flt.host = "we*b";		/* '*' is a wildcard: web-1.. no */
+	assert_int_equal(count_where(f->st, &flt), 1);
+	flt.host = "we[*]*";		/* a literal '*' */
+	assert_int_equal(count_where(f->st, &flt), 1);
+	flt.host = "db-1";		/* no wildcard: exact */
+	assert_int_equal(count_where(f->st, &flt), 1);
+	flt.host = "DB-1";		/* case matters */
+	assert_int_equal(count_where(f->st, &flt), 0);
+	flt.host = NULL;
+	flt.kernel = "6.12.*";
+	assert_int_equal(count_where(f->st, &flt), 5);
+	flt.kernel = "6.1";
+	assert_int_equal(count_where(f->st, &flt), 0);
+	/* after_id: what watch asks for, from the last id */
+	assert_int_equal(nstore_last_id(f->st, &last), 0);
+	assert_int_equal(last, 5);
+	nstore_filter_init(&flt);
+	flt.after_id = 3;
+	assert_int_equal(count_where(f->st, &flt), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -683,6 +969,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_age, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_size, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_size_old_store,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_wal, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_order_glob, setup,
 						teardown),
 		cmocka_unit_test(test_render_gaps),
 		cmocka_unit_test(test_helpers),
