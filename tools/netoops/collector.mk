@@ -20,7 +20,8 @@ COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
-	  netoopsd-obj/metrics.c netoopsd-obj/spool.c netoopsd-obj/resume.c
+	  netoopsd-obj/metrics.c netoopsd-obj/spool.c netoopsd-obj/resume.c \
+	  netoopsd-obj/archive.c
 COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c
 COLL_LIBS := -lsqlite3 -ljansson -lz -lcrypto -lisal -lpthread
 COLL_D_LIBS := -lmicrohttpd
@@ -105,8 +106,9 @@ collector-durability: build-san/tests-collector/test_durability \
 
 CHECKS += collector-unit collector-e2e collector-durability
 
-# netoopsd --archive and `netoops decode` of what it writes: about 15 s,
-# most of it decoding a 66 MiB archive under ASan.
+# netoopsd --archive (whole records after SIGKILL, rotation, SIGHUP) and
+# `netoops decode` of what it writes: about 15 s, most of it decoding a
+# 66 MiB archive under ASan.
 build-san/tests-collector/test_archive: \
 		build-san/tests-collector/test_archive.o \
 		build-san/tests-collector/harness.o \

@@ -28,6 +28,7 @@ enum {
 	OPT_FINISHERS, OPT_FINISH_NICE, OPT_KEY, OPT_REQUIRE_AUTH,
 	OPT_MAX_PER_ADDR, OPT_MIN_PARTIAL,
 	OPT_SPOOL, OPT_SPOOL_BYTES, OPT_SPOOL_MEMORY, OPT_RESUME_BYTES,
+	OPT_ARCHIVE_BYTES, OPT_ARCHIVE_KEEP, OPT_ARCHIVE_SYNC_MS,
 };
 
 static const struct option longopts[] = {
@@ -36,6 +37,9 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "archive-bytes", required_argument, NULL, OPT_ARCHIVE_BYTES },
+	{ "archive-keep", required_argument, NULL, OPT_ARCHIVE_KEEP },
+	{ "archive-sync-ms", required_argument, NULL, OPT_ARCHIVE_SYNC_MS },
 	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
 	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
@@ -96,7 +100,14 @@ void usage(FILE *f)
 "                             memory and in the spool, each (default 64M;\n"
 "                             0 = none)\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
-"                             by `netoops decode`)\n"
+"                             by `netoops decode`), each with one write(2);\n"
+"                             SIGHUP reopens it (for logrotate)\n"
+"      --archive-bytes BYTES  rotate FILE at this size: FILE.1 ... FILE.N\n"
+"                             (default 256M; 0 = never; at least 64K)\n"
+"      --archive-keep N       rotated files kept (default 4; 0 = none)\n"
+"      --archive-sync-ms MS   fdatasync the archive every MS when written to:\n"
+"                             a power loss loses at most the last MS of it\n"
+"                             (default 1000; 0 = after every datagram)\n"
 "      --key ID:HEX           MAC key of key id ID (repeatable); signed\n"
 "                             datagrams must then verify; a dump whose\n"
 "                             datagrams all verified with key ID is stored\n"
@@ -162,6 +173,9 @@ void config_defaults(struct config *c)
 	c->spool_bytes = 1ull << 30;
 	c->spool_memory = 64ull << 20;
 	c->resume_bytes = 64ull << 20;
+	c->archive_bytes = 256ull << 20;
+	c->archive_keep = 4;
+	c->archive_sync_ms = 1000;
 	c->src_key = SRC_KEY_BOOT;
 	c->limits.partial_min_pct = 10;
 }
@@ -371,6 +385,24 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		return set_str(&c->db, v);
 	case OPT_ARCHIVE:
 		return set_str(&c->archive, v);
+	case OPT_ARCHIVE_BYTES:
+		/* 0, or room for the largest datagram */
+		NUM(0, 1ull << 50);
+		if (n && n < 65536) {
+			snprintf(why, WHY_LEN, "value too small (0, or at"
+				 " least 64K)");
+			return -ERANGE;
+		}
+		c->archive_bytes = n;
+		break;
+	case OPT_ARCHIVE_KEEP:
+		NUM(0, 1000);
+		c->archive_keep = n;
+		break;
+	case OPT_ARCHIVE_SYNC_MS:
+		NUM(0, 3600000);
+		c->archive_sync_ms = n;
+		break;
 	case OPT_METRICS_LISTEN:
 		r = parse_host_port(c, v, why);
 		return r < 0 ? r : set_str(&c->metrics_listen, v);

@@ -63,6 +63,9 @@ struct config {
 	int workers;
 	char *db;			/* store location */
 	char *archive;			/* raw packet archive, or NULL */
+	uint64_t archive_bytes;		/* rotated at this size, 0 = never */
+	int archive_keep;		/* rotated files kept: FILE.1..N */
+	int archive_sync_ms;		/* fdatasync period, 0 = each write */
 	char *metrics_listen;		/* "ADDR:PORT" for HTTP, or NULL */
 	struct sockaddr_storage metrics_addr;	/* it, parsed */
 	socklen_t metrics_addrlen;
@@ -157,6 +160,16 @@ struct spool_stats {
 	_Atomic uint64_t resume_dropped;	/* datagrams or files not kept */
 };
 
+/* --archive counters (archive.c). */
+struct archive_stats {
+	_Atomic uint64_t records;		/* datagrams written whole */
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t write_errors;		/* open, write, flush, rotate */
+	_Atomic uint64_t syncs;			/* fdatasync() done */
+	_Atomic uint64_t rotations;
+	_Atomic uint64_t file_bytes;		/* gauge: the current file */
+};
+
 struct worker {
 	struct daemon *d;
 	int idx;
@@ -210,8 +223,8 @@ struct daemon {
 	struct resume *resume;		/* resume.c */
 	struct store_stats sst;
 	struct spool_stats spst;
-	pthread_mutex_t archive_lock;	/* serializes archive writes */
-	FILE *archive;
+	struct archive *archive;	/* archive.c, NULL without --archive */
+	struct archive_stats ast;
 	uint64_t start_ms;		/* unix ms */
 	void *http;			/* struct MHD_Daemon */
 };
@@ -268,6 +281,12 @@ void resume_save(struct daemon *d, const struct nstore_dump *rec,
 		 const uint8_t *dgrams, size_t len);
 void resume_done(struct daemon *d, const uint8_t boot_id[16],
 		 uint64_t dump_id);
+
+/* archive.c: --archive */
+int archive_open(struct daemon *d);	/* starts the archive thread */
+void archive_write(struct daemon *d, const void *buf, size_t len);
+int archive_reopen(struct daemon *d);	/* SIGHUP */
+void archive_close(struct daemon *d);
 
 /* metrics.c */
 char *metrics_render(struct daemon *d, size_t *ret_len);

@@ -284,11 +284,8 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 				  why : NETOOPS_ERR_INVALID]);
 		return;
 	}
-	if (d->archive && !w->replaying) {
-		pthread_mutex_lock(&d->archive_lock);
-		fwrite(buf, 1, len, d->archive);
-		pthread_mutex_unlock(&d->archive_lock);
-	}
+	if (d->archive && !w->replaying)
+		archive_write(d, buf, len);
 	if (!w->replaying)
 		resume(w, &np, src, now);
 	klen = src_key(d, src, &np, key);
@@ -386,15 +383,17 @@ static int receive(struct worker *w, int fd, struct rxbuf *rx, int flags)
 			atomic_store_explicit(&w->st.kernel_drops, drops,
 					      RELAXED);
 		}
+		/* Counted once handled: a datagram counted as received is
+		 * in the --archive (if valid), even if netoopsd is killed.
+		 */
+		if (mh->msg_flags & MSG_TRUNC)
+			INC(w->st.dropped[DROP_OVERSIZED]);
+		else
+			process(w, rx->iov[i].iov_base, rx->msgs[i].msg_len,
+				&rx->srcs[i], now);
 		INC(w->st.received);
 		atomic_fetch_add_explicit(&w->st.bytes, rx->msgs[i].msg_len,
 					  RELAXED);
-		if (mh->msg_flags & MSG_TRUNC) {
-			INC(w->st.dropped[DROP_OVERSIZED]);
-			continue;
-		}
-		process(w, rx->iov[i].iov_base, rx->msgs[i].msg_len,
-			&rx->srcs[i], now);
 	}
 	atomic_store_explicit(&w->st.last_ms, wall_ms(), RELAXED);
 	return n;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netoopsd --archive and `netoops decode` of what it writes: decode streams
- * an archive larger than 64 MiB; decode runs the collector's reassembler:
- * it rebuilds a lost datagram from parity, lists parity as parity, and
- * counts every refusal, the reassembler's too.
+ * netoopsd --archive and `netoops decode` of what it writes: every
+ * datagram counted as received is in the archive whole after SIGKILL;
+ * rotation at --archive-bytes keeps --archive-keep files, byte for byte
+ * what was sent; SIGHUP after a rename starts a new file; write errors
+ * are counted and logged once.  Decode streams an archive larger than
+ * 64 MiB, and runs the collector's reassembler: it rebuilds a lost
+ * datagram from parity, lists parity as parity, and counts every refusal,
+ * the reassembler's too.
  *
  * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
  * Every wait is for a condition, bounded by a deadline.
@@ -32,6 +36,87 @@
 #include "harness.h"
 #include "netoops_decode.h"
 
+#define DEADLINE_MS 20000
+
+struct run {
+	char dir[64];
+	char db[128];
+	char ready[128];
+	char archive[128];
+	char log[128];
+	pid_t pid;
+	int port;
+	int mport;
+};
+
+/* netoopsd on 127.0.0.1 with --archive DIR/archive and @extra arguments. */
+static void start(struct run *r, const char *const *extra)
+{
+	const char *bin = getenv("NETOOPSD");
+	uint64_t end = now_ms() + DEADLINE_MS;
+
+	assert_non_null(bin);
+	strcpy(r->dir, "/tmp/netoops-arch-XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
+	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
+	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
+	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
+	r->pid = fork();
+	assert_true(r->pid >= 0);
+	current.active = true;
+	current.pid = r->pid;
+	memcpy(current.dir, r->dir, sizeof(current.dir));
+	if (!r->pid) {
+		const char *argv[40] = {
+			bin, "--listen", "127.0.0.1", "--port", "0",
+			"--db", r->db, "--ready-file", r->ready,
+			"--metrics-listen", "127.0.0.1:0", "--sync", "normal",
+			"--archive", r->archive,
+		};
+		int n = 15;
+
+		while (extra && *extra && n < 39)
+			argv[n++] = *extra++;
+		harness_exec(argv, r->log);
+	}
+	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
+			   &r->mport);
+}
+
+static void send_raw(int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)len);
+	close(fd);
+}
+
+/* Waits until netoopsd counted @n datagrams as received. */
+static void wait_received(const struct run *r, double n)
+{
+	assert_true(harness_wait_metric(r->mport,
+					"netoops_packets_received_total", n,
+					DEADLINE_MS, r->log) == n);
+}
+
+/*
+ * Sends one datagram, the @sent-th; every 32, waits until netoopsd has
+ * them all, so that no burst overflows its socket buffer.
+ */
+static void send_paced(const struct run *r, const void *buf, size_t len,
+		       size_t *sent)
+{
+	send_raw(r->port, buf, len);
+	if (++*sent % 32 == 0)
+		wait_received(r, *sent);
+}
+
 static void mkboot(uint8_t boot[16], int n)
 {
 	memset(boot, 0, 16);
@@ -40,12 +125,293 @@ static void mkboot(uint8_t boot[16], int n)
 	boot[15] = n;
 }
 
+static void make_dump(struct gen_pkts *p, int n, size_t log_size,
+		      size_t max_pkt, bool compress)
+{
+	struct gen_opts op = { .hostname = "archive", .reason = 1,
+			       .release = "6.1.0", .max_pkt = max_pkt,
+			       .compress = compress };
+	char *log;
+	uint8_t b[16];
+	size_t len;
+
+	mkboot(b, n);
+	log = gen_log(log_size, "archive_fn", n, &len);
+	assert_int_equal(gen_dump(p, b, 1, &op, log, len), 0);
+	free(log);
+}
+
+/* Runs the CLI's `decode --json @path`; its JSON, exit status @status. */
+static json_t *decode_json(const char *path, int status)
+{
+	char cmd[512];
+	json_error_t err;
+	json_t *j;
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s decode --json %s", getenv("NETOOPS_CLI"),
+		 path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	j = json_loadf(f, JSON_ALLOW_NUL, &err);
+	if (!j)
+		fail_msg("`%s`: bad JSON: %s", cmd, err.text);
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), status);
+	return j;
+}
+
 static long long jint(json_t *j, const char *key)
 {
 	json_t *v = json_object_get(j, key);
 
 	assert_non_null(v);
 	return json_integer_value(v);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -1;
+	return st.st_size;
+}
+
+static void read_all(const char *path, uint8_t **ret, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	off_t n = file_size(path);
+
+	assert_non_null(f);
+	assert_true(n >= 0);
+	*ret = malloc(n + 1);
+	assert_non_null(*ret);
+	assert_int_equal(fread(*ret, 1, n, f), (size_t)n);
+	fclose(f);
+	*ret_len = n;
+}
+
+/*
+ * SIGKILL: every datagram netoopsd counted as received is in the archive,
+ * whole (a buffered stream would have lost its tail).
+ */
+static void test_sigkill(void **state)
+{
+	/* an hour: only write(2) itself can have put them in the file */
+	const char *const extra[] = { "--archive-sync-ms", "3600000", NULL };
+	struct gen_pkts p[3];
+	size_t i, k, total = 0, bytes = 0, sent = 0;
+	struct run r;
+	json_t *j;
+	int st;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		make_dump(&p[k], 1 + k, 30000 + 7001 * k, 700, false);
+		total += p[k].n;
+	}
+	start(&r, extra);
+	/* two complete dumps, and all but the last datagram of a third */
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < p[k].n - (k == 2); i++) {
+			send_paced(&r, p[k].buf[i], p[k].len[i], &sent);
+			bytes += p[k].len[i];
+		}
+	total--;
+	wait_received(&r, total);
+	assert_int_equal(kill(r.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(r.pid, &st, 0), r.pid);
+	r.pid = 0;
+	current.pid = 0;
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(file_size(r.archive), (off_t)bytes);
+	/* exit status 3: the third dump is partial */
+	j = decode_json(r.archive, 3);
+	assert_int_equal(jint(j, "packets"), total);
+	assert_int_equal(jint(j, "refused"), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "dumps")), 3);
+	json_decref(j);
+	harness_cleanup(r.dir);
+	current.active = false;
+	for (k = 0; k < 3; k++)
+		gen_pkts_free(&p[k]);
+}
+
+/*
+ * --archive-bytes 64K --archive-keep 2: the files are exactly what a
+ * rotation before the datagram that would pass 64 KiB makes of the
+ * datagrams sent (one worker: in order); the oldest are gone.
+ */
+static void test_rotation(void **state)
+{
+	const char *const extra[] = { "--archive-bytes", "64K",
+				      "--archive-keep", "2",
+				      "--workers", "1", NULL };
+	const size_t max = 65536;
+	struct gen_pkts p[4];
+	uint8_t *want[8] = { 0 }, *got;	/* want[0]: the current file */
+	size_t want_len[8] = { 0 }, got_len, i, k, total = 0, sent = 0;
+	int files = 1, rotations = 0, f;
+	char path[160];
+	struct run r;
+	json_t *j;
+
+	(void)state;
+	for (k = 0; k < 4; k++) {
+		make_dump(&p[k], 10 + k, 60000, 1400, false);
+		total += p[k].n;
+	}
+	start(&r, extra);
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < p[k].n; i++) {
+			send_paced(&r, p[k].buf[i], p[k].len[i], &sent);
+			/* the rotation netoopsd must do */
+			if (want_len[0] && want_len[0] + p[k].len[i] > max) {
+				free(want[7]);
+				memmove(want + 1, want, 7 * sizeof(*want));
+				memmove(want_len + 1, want_len,
+					7 * sizeof(*want_len));
+				want[0] = NULL;
+				want_len[0] = 0;
+				rotations++;
+				files++;
+			}
+			want[0] = realloc(want[0], want_len[0] + p[k].len[i]);
+			assert_non_null(want[0]);
+			memcpy(want[0] + want_len[0], p[k].buf[i],
+			       p[k].len[i]);
+			want_len[0] += p[k].len[i];
+		}
+	assert_true(rotations >= 3);
+	wait_received(&r, total);
+	assert_true(harness_metric(r.mport, "netoops_archive_rotations_total")
+		    == rotations);
+	assert_true(harness_metric(r.mport, "netoops_archive_packets_total")
+		    == total);
+	/* archive, archive.1, archive.2, and no archive.3 */
+	for (f = 0; f < 3; f++) {
+		if (f)
+			snprintf(path, sizeof(path), "%s.%d", r.archive, f);
+		else
+			snprintf(path, sizeof(path), "%s", r.archive);
+		read_all(path, &got, &got_len);
+		assert_true(got_len <= max);
+		assert_int_equal(got_len, want_len[f]);
+		assert_memory_equal(got, want[f], got_len);
+		free(got);
+	}
+	snprintf(path, sizeof(path), "%s.3", r.archive);
+	assert_int_equal(file_size(path), -1);
+	/* a rotated file decodes on its own, nothing refused */
+	snprintf(path, sizeof(path), "%s.1", r.archive);
+	j = decode_json(path, 3);	/* its dumps are cut: partial */
+	assert_int_equal(jint(j, "refused"), 0);
+	assert_true(jint(j, "packets") > 0);
+	json_decref(j);
+	assert_int_equal(harness_stop(&r.pid), 0);
+	harness_cleanup(r.dir);
+	current.active = false;
+	for (i = 0; i < 8; i++)
+		free(want[i]);
+	for (k = 0; k < 4; k++)
+		gen_pkts_free(&p[k]);
+}
+
+/* logrotate: rename the archive, SIGHUP, and netoopsd writes a new one. */
+static void test_sighup_reopen(void **state)
+{
+	struct gen_pkts a, b;
+	char old[160];
+	uint64_t end;
+	struct run r;
+	size_t i;
+	json_t *j;
+
+	(void)state;
+	make_dump(&a, 20, 20000, 1000, true);
+	make_dump(&b, 21, 20000, 1000, true);
+	start(&r, NULL);
+	for (i = 0; i < a.n; i++)
+		send_raw(r.port, a.buf[i], a.len[i]);
+	wait_received(&r, a.n);
+	snprintf(old, sizeof(old), "%s.old", r.archive);
+	assert_int_equal(rename(r.archive, old), 0);
+	assert_int_equal(kill(r.pid, SIGHUP), 0);
+	end = now_ms() + DEADLINE_MS;
+	while (file_size(r.archive) < 0) {
+		if (now_ms() > end)
+			fail_msg("no new %s after SIGHUP (log: %s)", r.archive,
+				 r.log);
+		nap();
+	}
+	for (i = 0; i < b.n; i++)
+		send_raw(r.port, b.buf[i], b.len[i]);
+	wait_received(&r, a.n + b.n);
+	assert_int_equal(harness_stop(&r.pid), 0);
+	/* the renamed file has A, the new one B, both complete */
+	j = decode_json(old, 0);
+	assert_int_equal(jint(j, "packets"), a.n);
+	assert_int_equal(json_array_size(json_object_get(j, "dumps")), 1);
+	json_decref(j);
+	j = decode_json(r.archive, 0);
+	assert_int_equal(jint(j, "packets"), b.n);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+		json_object_get(j, "dumps"), 0), "dump_id")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(j, "dumps"), 0), "boot_id")),
+		"a4c10000000000000000000000000015");
+	json_decref(j);
+	harness_cleanup(r.dir);
+	current.active = false;
+	gen_pkts_free(&a);
+	gen_pkts_free(&b);
+}
+
+/*
+ * A device that refuses every write (/dev/full: ENOSPC): each datagram
+ * counted as an archive error, one log line for all of them, and the dump
+ * still stored.
+ */
+static void test_write_errors(void **state)
+{
+	const char *const extra[] = { "--archive", "/dev/full", NULL };
+	char *text, *line, buf[128];
+	struct gen_pkts p;
+	size_t i, sent = 0, len;
+	struct run r;
+
+	(void)state;
+	make_dump(&p, 60, 30000, 700, false);
+	start(&r, extra);
+	for (i = 0; i < p.n; i++)
+		send_paced(&r, p.buf[i], p.len[i], &sent);
+	wait_received(&r, p.n);
+	assert_true(harness_metric(r.mport,
+				   "netoops_archive_write_errors_total") ==
+		    p.n);
+	assert_true(harness_metric(r.mport, "netoops_archive_packets_total")
+		    == 0);
+	assert_true(harness_wait_metric(r.mport, "netoops_dumps_stored_total",
+					1, DEADLINE_MS, r.log) == 1);
+	assert_int_equal(harness_stop(&r.pid), 0);
+	read_all(r.log, (uint8_t **)&text, &len);
+	text[len] = 0;
+	line = strstr(text, "netoopsd: archive /dev/full: cannot write: No"
+		      " space left on device\n");
+	assert_non_null(line);
+	line = strchr(line, '\n');
+	assert_null(strstr(line, "cannot write"));
+	/* the others are summed up at exit */
+	snprintf(buf, sizeof(buf), "netoopsd: archive /dev/full: %zu errors"
+		 " not logged\n", p.n - 1);
+	assert_non_null(strstr(line, buf));
+	free(text);
+	harness_cleanup(r.dir);
+	current.active = false;
+	gen_pkts_free(&p);
 }
 
 /*
@@ -311,6 +677,10 @@ static void test_decode_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		harness_test(test_sigkill),
+		harness_test(test_rotation),
+		harness_test(test_sighup_reopen),
+		harness_test(test_write_errors),
 		cmocka_unit_test(test_decode_large),
 		cmocka_unit_test(test_decode_fec),
 		cmocka_unit_test(test_decode_refusals),
