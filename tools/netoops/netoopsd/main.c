@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
-		if (sig == SIGHUP && archive_reopen(d) == 0)
+		if (sig == SIGHUP && d->archive && archive_reopen(d) == 0)
 			fprintf(stderr, "netoopsd: SIGHUP: archive %s reopened\n",
 				d->cfg.archive);
 		r = metrics_write_file(d);
