@@ -267,6 +267,7 @@ static int decode_raw(struct decode_ctx *x, FILE *f, const uint8_t *head,
 		      size_t head_len)
 {
 	struct raw_reader rd = { .f = f };
+	struct netoops_packet probe;
 	struct garbage g = { 0 };
 	const uint8_t *p, *next;
 	size_t left, n;
@@ -307,6 +308,14 @@ static int decode_raw(struct decode_ctx *x, FILE *f, const uint8_t *head,
 		n = p[5] + (p[36] | p[37] << 8);
 		if (n < NETOOPS_HDR_LEN_V1 || n > left)
 			n = left < NETOOPS_PKT_MAX ? left : NETOOPS_PKT_MAX;
+		/* A datagram cut short (a write(2) stopped by SIGKILL
+		 * between pages) is followed by the next one: if what its
+		 * length covers does not decode and holds a magic, the next
+		 * datagram starts there, not after the length.
+		 */
+		next = memmem(p + 4, n - 4, "NOPS", 4);
+		if (next && netoops_decode_packet(p, n, &probe) < 0)
+			n = (size_t)(next - p);
 		one_packet(x, p, n, n, rd.base + rd.pos);
 		rd.pos += n;
 	}

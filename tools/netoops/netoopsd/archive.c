@@ -4,9 +4,11 @@
  * file that `netoops decode` reads (datagrams back to back; each says its
  * own length).
  *
- *   - One write(2) per datagram on an O_APPEND descriptor: a reader, or
- *     netoopsd killed by SIGKILL, never leaves half a datagram behind it.
- *     A short write (disk full) is cut off again with ftruncate().
+ *   - One write(2) per datagram on an O_APPEND descriptor, nothing
+ *     buffered here: a datagram counted as received is whole in the file,
+ *     even after SIGKILL.  A short write (disk full) is cut off again with
+ *     ftruncate().  (A write(2) that SIGKILL stops between two pages can
+ *     leave its datagram cut short: `netoops decode` reads on past it.)
  *   - fdatasync() by the archive thread every --archive-sync-ms when
  *     something was written (0: after every datagram, by the worker), and
  *     before a file is rotated or reopened.  A power loss loses at most

@@ -6,8 +6,8 @@
  * what was sent; SIGHUP after a rename starts a new file; write errors
  * are counted and logged once.  Decode streams an archive larger than
  * 64 MiB, and runs the collector's reassembler: it rebuilds a lost
- * datagram from parity, lists parity as parity, and counts every refusal,
- * the reassembler's too.
+ * datagram from parity, lists parity as parity, counts every refusal,
+ * the reassembler's too, and reads on past a datagram cut short.
  *
  * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
  * Every wait is for a condition, bounded by a deadline.
@@ -674,6 +674,53 @@ static void test_decode_refusals(void **state)
 	free(log);
 }
 
+/*
+ * A datagram cut short in the middle of an archive (a write(2) that
+ * SIGKILL stopped between two pages, then netoopsd restarted): refused
+ * alone, the datagram after it read whole.
+ */
+static void test_decode_torn(void **state)
+{
+	struct gen_opts op = { .hostname = "torn", .reason = 1,
+			       .release = "r", .max_pkt = 1000 };
+	char dir[] = "/tmp/netoops-torn-XXXXXX", path[64], args[128];
+	struct gen_pkts p;
+	uint8_t b[16];
+	size_t len, i;
+	json_t *j;
+	char *log;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/archive", dir);
+	mkboot(b, 70);
+	log = gen_log(8000, "torn_fn", 70, &len);
+	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
+	assert_true(p.n >= 4);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	for (i = 0; i < p.n; i++) {
+		if (i == 2)	/* half of a copy of datagram 1 first */
+			assert_int_equal(fwrite(p.buf[1], 1, p.len[1] / 2, f),
+					 p.len[1] / 2);
+		assert_int_equal(fwrite(p.buf[i], 1, p.len[i], f), p.len[i]);
+	}
+	assert_int_equal(fclose(f), 0);
+	snprintf(args, sizeof(args), "decode --json %s", path);
+	j = harness_cli_json_status("/nonexistent", args, 3);
+	assert_int_equal(jint(j, "packets"), p.n + 1);
+	assert_int_equal(jint(j, "accepted"), p.n);
+	assert_int_equal(jint(j, "refused"), 1);
+	assert_true(json_is_true(json_object_get(json_array_get(
+		json_object_get(j, "dumps"), 0), "complete")));
+	json_decref(j);
+	unlink(path);
+	rmdir(dir);
+	gen_pkts_free(&p);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_decode_large),
 		cmocka_unit_test(test_decode_fec),
 		cmocka_unit_test(test_decode_refusals),
+		cmocka_unit_test(test_decode_torn),
 	};
 
 	if (harness_skip("collector-archive"))
