@@ -4,13 +4,15 @@
  * file that `netoops decode` reads (datagrams back to back; each says its
  * own length).
  *
- *   - One write(2) per datagram on an O_APPEND descriptor, nothing
- *     buffered here: a datagram counted as received is whole in the file,
- *     even after SIGKILL.  A short write (disk full) is cut off again with
- *     ftruncate().  (A write(2) that SIGKILL stops between two pages can
- *     leave its datagram cut short: `netoops decode` reads on past it.)
+ *   - The datagrams of a worker's recvmmsg() batch in one writev(2) on an
+ *     O_APPEND descriptor, before the worker counts them as received: a
+ *     datagram counted as received is whole in the file, even after
+ *     SIGKILL.  Of a short write (disk full) only whole datagrams stay,
+ *     the rest is cut off with ftruncate().  (A write that SIGKILL stops
+ *     between two pages can leave one datagram cut short: `netoops
+ *     decode` reads on past it.)
  *   - fdatasync() by the archive thread every --archive-sync-ms when
- *     something was written (0: after every datagram, by the worker), and
+ *     something was written (0: after every write, by the worker), and
  *     before a file is rotated or reopened.  A power loss loses at most
  *     what was written in the last interval plus one fdatasync().
  *   - At --archive-bytes the file is renamed FILE.1 (FILE.1 to FILE.2 ...,
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,14 +57,19 @@ struct archive {
 	bool has_syncer;
 };
 
-/* Counts an error; logs it unless one was logged in the last minute. */
-static void archive_error(struct archive *a, const char *what, int err)
+/*
+ * Counts @count failed operations (datagrams not archived, or one flush,
+ * rotation...); logs the first unless a line was logged in the last
+ * minute.
+ */
+static void archive_errors(struct archive *a, const char *what, int err,
+			   uint64_t count)
 {
 	uint64_t now = mono_ms();
 
-	ADD(a->d->ast.write_errors, 1);
+	ADD(a->d->ast.write_errors, count);
 	if (a->logged_ms && now - a->logged_ms < LOG_EVERY_MS) {
-		a->unlogged++;
+		a->unlogged += count;
 		return;
 	}
 	fprintf(stderr, "netoopsd: archive %s: %s: %s", a->d->cfg.archive,
@@ -71,7 +79,12 @@ static void archive_error(struct archive *a, const char *what, int err)
 			(unsigned long long)a->unlogged);
 	fputc('\n', stderr);
 	a->logged_ms = now;
-	a->unlogged = 0;
+	a->unlogged = count - 1;
+}
+
+static void archive_error(struct archive *a, const char *what, int err)
+{
+	archive_errors(a, what, err, 1);
 }
 
 /* fsync() of the directory holding the archive: renames and creations. */
@@ -163,47 +176,80 @@ static void rotate(struct archive *a)
 	ADD(a->d->ast.rotations, 1);
 }
 
-void archive_write(struct daemon *d, const void *buf, size_t len)
+/*
+ * Under the lock: writes @n whole datagrams of @rec with one writev(2);
+ * returns how many are in the file.  Of a short write only the whole
+ * datagrams stay: the rest is cut off again.
+ */
+static int write_records(struct archive *a, const struct iovec *rec, int n,
+			 size_t bytes)
+{
+	size_t kept = 0;
+	ssize_t w;
+	int k = 0;
+
+	w = writev(a->fd, rec, n);
+	if (w == (ssize_t)bytes) {
+		kept = bytes;
+		k = n;
+	} else {
+		int err = w < 0 ? errno : ENOSPC;
+
+		while (w > 0 && k < n && kept + rec[k].iov_len <= (size_t)w)
+			kept += rec[k++].iov_len;
+		if (w > 0 && (size_t)w != kept &&
+		    ftruncate(a->fd, a->size + kept) < 0)
+			archive_error(a, "cannot cut a partial write", errno);
+		archive_errors(a, "cannot write", err, n - k);
+	}
+	a->size += kept;
+	if (k) {
+		a->dirty = true;
+		ADD(a->d->ast.records, k);
+		ADD(a->d->ast.bytes, kept);
+	}
+	return k;
+}
+
+void archive_write(struct daemon *d, const struct iovec *rec, int n)
 {
 	struct archive *a = d->archive;
 	uint64_t max = d->cfg.archive_bytes;
-	ssize_t n;
-	int r;
+	size_t bytes;
+	int i = 0, j, r, rotated = -1;
 
 	pthread_mutex_lock(&a->lock);
-	if (a->fd < 0) {
-		/* after a failed open: try again, once a second at most */
-		if (mono_ms() - a->open_tried_ms < RETRY_OPEN_MS) {
-			archive_error(a, "cannot open", a->open_err);
-			goto out;
+	while (i < n) {
+		if (a->fd < 0) {
+			/* after a failed open: again once a second at most */
+			r = mono_ms() - a->open_tried_ms < RETRY_OPEN_MS ?
+			    -a->open_err : open_file(a);
+			if (r < 0) {
+				archive_errors(a, "cannot open", -r, n - i);
+				break;
+			}
 		}
-		r = open_file(a);
-		if (r < 0) {
-			archive_error(a, "cannot open", -r);
-			goto out;
+		/* rotated before a datagram that would pass --archive-bytes
+		 * (once: a rotation that failed to rename leaves it be)
+		 */
+		if (max && a->size && a->size + rec[i].iov_len > max &&
+		    rotated != i) {
+			rotate(a);
+			rotated = i;
+			continue;
 		}
+		/* as many as fit in this file, in one writev(2) */
+		bytes = rec[i].iov_len;
+		for (j = i + 1; j < n && j - i < IOV_MAX; j++) {
+			if (max && a->size + bytes + rec[j].iov_len > max)
+				break;
+			bytes += rec[j].iov_len;
+		}
+		write_records(a, rec + i, j - i, bytes);
+		i = j;
 	}
-	if (max && a->size && a->size + len > max) {
-		rotate(a);
-		if (a->fd < 0)
-			goto out;
-	}
-	n = write(a->fd, buf, len);
-	if (n != (ssize_t)len) {
-		int err = n < 0 ? errno : ENOSPC;
-
-		/* no torn datagram: a partial write is cut off again */
-		if (n > 0 && ftruncate(a->fd, a->size) < 0)
-			archive_error(a, "cannot cut a partial write", errno);
-		archive_error(a, "cannot write", err);
-		goto out;
-	}
-	a->size += len;
-	a->dirty = true;
-	ADD(d->ast.records, 1);
-	ADD(d->ast.bytes, len);
 	atomic_store_explicit(&d->ast.file_bytes, a->size, RELAXED);
-	if (!d->cfg.archive_sync_ms) {
+	if (!d->cfg.archive_sync_ms && a->dirty && a->fd >= 0) {
 		if (fdatasync(a->fd) < 0) {
 			archive_error(a, "cannot flush", errno);
 		} else {
@@ -211,7 +257,6 @@ void archive_write(struct daemon *d, const void *buf, size_t len)
 			ADD(d->ast.syncs, 1);
 		}
 	}
-out:
 	pthread_mutex_unlock(&a->lock);
 }
 

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "netoops_decode.h"
 #include "store/record.h"
@@ -180,6 +181,8 @@ struct worker {
 	struct worker_stats st;
 	struct keeper *keep;		/* datagrams of open dumps (resume.c) */
 	bool replaying;			/* feeding back kept datagrams */
+	struct iovec *arch;		/* datagrams of this batch to archive */
+	int narch;
 };
 
 /*
@@ -284,7 +287,8 @@ void resume_done(struct daemon *d, const uint8_t boot_id[16],
 
 /* archive.c: --archive */
 int archive_open(struct daemon *d);	/* starts the archive thread */
-void archive_write(struct daemon *d, const void *buf, size_t len);
+/* @n datagrams, one per iovec, each kept whole */
+void archive_write(struct daemon *d, const struct iovec *rec, int n);
 int archive_reopen(struct daemon *d);	/* SIGHUP */
 void archive_close(struct daemon *d);
 
