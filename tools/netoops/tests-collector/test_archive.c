@@ -4,7 +4,7 @@
  * datagram counted as received is in the archive whole after SIGKILL;
  * rotation at --archive-bytes keeps --archive-keep files, byte for byte
  * what was sent; SIGHUP after a rename starts a new file; write errors
- * are counted and logged once.  Decode streams an archive larger than
+ * are counted and logged once; fdatasync follows writes.  Decode streams an archive larger than
  * 64 MiB, and runs the collector's reassembler: it rebuilds a lost
  * datagram from parity, lists parity as parity, counts every refusal,
  * the reassembler's too, and reads on past a datagram cut short.
@@ -415,6 +415,45 @@ static void test_write_errors(void **state)
 }
 
 /*
+ * fdatasync: with --archive-sync-ms 0 done before the batch is counted as
+ * received; with 200, by the archive thread soon after the write.
+ */
+static void test_sync(void **state)
+{
+	const char *const now[] = { "--archive-sync-ms", "0", NULL };
+	const char *const later[] = { "--archive-sync-ms", "200", NULL };
+	const char *const *args[] = { now, later };
+	struct gen_pkts p;
+	size_t i, sent;
+	struct run r;
+	int k;
+
+	(void)state;
+	make_dump(&p, 80, 10000, 1000, false);
+	for (k = 0; k < 2; k++) {
+		start(&r, args[k]);
+		sent = 0;
+		for (i = 0; i < p.n; i++)
+			send_paced(&r, p.buf[i], p.len[i], &sent);
+		wait_received(&r, p.n);
+		if (!k)
+			assert_true(harness_metric(r.mport,
+					"netoops_archive_syncs_total") >= 1);
+		else
+			harness_wait_metric(r.mport,
+					    "netoops_archive_syncs_total", 1,
+					    DEADLINE_MS, r.log);
+		assert_true(harness_metric(r.mport,
+					   "netoops_archive_file_bytes") ==
+			    file_size(r.archive));
+		assert_int_equal(harness_stop(&r.pid), 0);
+		harness_cleanup(r.dir);
+		current.active = false;
+	}
+	gen_pkts_free(&p);
+}
+
+/*
  * An archive of 66 MiB (more than the 64 MiB decode used to refuse):
  * dumps of 1000 KB each, every one complete, the last one after the
  * 64 MiB mark.  Written from a few encodings, the dump_id patched in.
@@ -728,6 +767,7 @@ int main(void)
 		harness_test(test_rotation),
 		harness_test(test_sighup_reopen),
 		harness_test(test_write_errors),
+		harness_test(test_sync),
 		cmocka_unit_test(test_decode_large),
 		cmocka_unit_test(test_decode_fec),
 		cmocka_unit_test(test_decode_refusals),
