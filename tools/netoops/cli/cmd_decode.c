@@ -36,10 +36,50 @@ struct decode_ctx {
 	unsigned long signed_pkts;	/* with a MAC, not verified */
 	unsigned long bad_by[NETOOPS_ERR__MAX];	/* decoder and reassembler */
 	uint64_t now;			/* fake clock: packets in order */
-	json_t *jdumps;
 	unsigned long dumps;
 	unsigned long partial;		/* of @dumps */
 };
+
+/*
+ * --json: the dumps are printed as they complete, so that memory does not
+ * grow with the input: "{ "dumps": [" first, each dump, then the summary
+ * fields after the array (json_stream_end()).
+ */
+static void json_stream_dump(struct decode_ctx *x, json_t *o)
+{
+	char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
+			 NULL;
+	const char *p;
+
+	json_decref(o);
+	if (!text) {
+		fprintf(stderr, "netoops decode: out of memory\n");
+		return;
+	}
+	fputs(x->dumps > 1 ? ",\n    " : "{\n  \"dumps\": [\n    ", stdout);
+	for (p = text; *p; p++) {
+		putchar(*p);
+		if (*p == '\n')
+			fputs("    ", stdout);
+	}
+	free(text);
+}
+
+/* The summary object @o2 (stolen) after the dumps. */
+static void json_stream_end(struct decode_ctx *x, json_t *o2)
+{
+	char *text = json_dumps(o2, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	json_decref(o2);
+	fputs(x->dumps ? "\n  ],\n" : "{\n  \"dumps\": [],\n", stdout);
+	/* the object's members, without its opening "{\n" */
+	if (text && !strncmp(text, "{\n", 2))
+		fputs(text + 2, stdout);
+	else
+		fputs("  \"error\": \"out of memory\"\n}", stdout);
+	putchar('\n');
+	free(text);
+}
 
 static void emit_dump(struct decode_ctx *x, struct netoops_dump *nd)
 {
@@ -68,7 +108,7 @@ static void emit_dump(struct decode_ctx *x, struct netoops_dump *nd)
 		if (perr)
 			json_object_set_new(o, "payload_error",
 					    json_string(strerror(-perr)));
-		json_array_append_new(x->jdumps, o);
+		json_stream_dump(x, o);
 	} else {
 		if (x->dumps > 1)
 			putchar('\n');
@@ -504,7 +544,6 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 			fclose(in);
 		return 1;
 	}
-	x.jdumps = json_array();
 	x.jpackets = json_array();
 	/* Streamed: the first bytes say which format, then the rest. */
 	len = fread(head, 1, sizeof(head), in);
@@ -554,10 +593,8 @@ int cmd_decode(struct cli *c, int argc, char **argv)
 			json_object_set_new(o2, "packet_list", x.jpackets);
 		else
 			json_decref(x.jpackets);
-		json_object_set_new(o2, "dumps", x.jdumps);
-		print_json(o2, true);
+		json_stream_end(&x, o2);
 	} else {
-		json_decref(x.jdumps);
 		json_decref(x.jpackets);
 		printf("%s%lu packets: %lu accepted, %lu duplicate, %lu"
 		       " refused", x.dumps ? "\n" : "", x.packets, x.accepted,
