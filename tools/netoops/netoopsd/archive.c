@@ -39,7 +39,7 @@
 #define ADD(x, n) atomic_fetch_add_explicit(&(x), (n), RELAXED)
 
 #define LOG_EVERY_MS	60000	/* one error line a minute at most */
-#define RETRY_OPEN_MS	1000	/* after a failed open, per datagram */
+#define RETRY_OPEN_MS	1000	/* after a failed open, between tries */
 
 struct archive {
 	struct daemon *d;
