@@ -16,7 +16,8 @@
 # Knobs (environment): HOSTS, SIZE (log bytes per dump), WINDOW (hosts
 # interleaved), RATE (packets/s, 0 = as fast as possible), RCVBUF (socket
 # buffer bytes, SO_RCVBUFFORCE as root), WORKERS, SYNC (full|normal),
-# KEEP=1 keeps the temporary directory.
+# ARCHIVE=1 (netoopsd --archive, its defaults), KEEP=1 keeps the temporary
+# directory.
 set -euo pipefail
 
 HOSTS=${HOSTS:-10000}
@@ -80,7 +81,8 @@ pids+=("$sink_pid")
 	--ready-file "$tmp/d.ready" --metrics-listen 127.0.0.1:0 \
 	--rcvbuf "$RCVBUF" --workers "$WORKERS" --sync "$SYNC" \
 	--max-open-dumps $((HOSTS * 2)) --max-memory 2G \
-	--pending-bytes 1G --timeout-ms 60000 2>"$tmp/netoopsd.log" &
+	--pending-bytes 1G --timeout-ms 60000 \
+	${ARCHIVE:+--archive "$tmp/archive"} 2>"$tmp/netoopsd.log" &
 d_pid=$!
 pids+=("$d_pid")
 wait_file "$tmp/sink.ready"

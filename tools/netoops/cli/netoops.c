@@ -47,8 +47,10 @@ static const struct cmd cmds[] = {
 	{ "stats", cmd_stats, "",
 	  "store figures and the daemon's counters (--metrics-file)" },
 	{ "decode", cmd_decode, "[--packets] FILE|-",
-	  "decode raw datagrams (concatenated) or a pcap, no store;\n"
-	  "              MACs are not verified (no keys)" },
+	  "decode raw datagrams (concatenated, any size) or a pcap, no\n"
+	  "              store; lost datagrams rebuilt from parity; MACs are\n"
+	  "              not verified (no keys); exit status 3 when a datagram\n"
+	  "              was refused or a dump is partial" },
 	{ "prune", cmd_prune, "[--older-than DAYS] [--max-bytes N]",
 	  "delete the oldest dumps: received more than DAYS ago, then\n"
 	  "              until the store's files take at most N bytes; prints\n"

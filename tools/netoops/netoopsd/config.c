@@ -33,6 +33,7 @@ enum {
 	OPT_SPOOL, OPT_SPOOL_BYTES, OPT_SPOOL_MEMORY, OPT_RESUME_BYTES,
 	OPT_RETAIN_DAYS, OPT_MAX_STORE_BYTES, OPT_RETAIN_INTERVAL,
 	OPT_VERSION,
+	OPT_ARCHIVE_BYTES, OPT_ARCHIVE_KEEP, OPT_ARCHIVE_SYNC_MS,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +42,9 @@ static const struct option longopts[] = {
 	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "archive-bytes", required_argument, NULL, OPT_ARCHIVE_BYTES },
+	{ "archive-keep", required_argument, NULL, OPT_ARCHIVE_KEEP },
+	{ "archive-sync-ms", required_argument, NULL, OPT_ARCHIVE_SYNC_MS },
 	{ "metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN },
 	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "metrics-interval", required_argument, NULL, OPT_METRICS_INTERVAL },
@@ -114,7 +118,14 @@ void usage(FILE *f)
 "      --retain-interval S    seconds between two deletions by age (default\n"
 "                             3600); the size is looked at every second\n"
 "      --archive FILE         append every valid datagram to FILE (readable\n"
-"                             by `netoops decode`)\n"
+"                             by `netoops decode`), never half a datagram;\n"
+"                             SIGHUP reopens it (for logrotate)\n"
+"      --archive-bytes BYTES  rotate FILE at this size: FILE.1 ... FILE.N\n"
+"                             (default 256M; 0 = never; at least 64K)\n"
+"      --archive-keep N       rotated files kept (default 4; 0 = none)\n"
+"      --archive-sync-ms MS   fdatasync the archive every MS when written to:\n"
+"                             a power loss loses at most the last MS of it\n"
+"                             (default 1000; 0 = after every write)\n"
 "      --key-file ID:PATH     MAC key of key id ID (repeatable): 16 to 64\n"
 "                             bytes in hex in PATH; a relative PATH is a\n"
 "                             credential in $CREDENTIALS_DIRECTORY (systemd\n"
@@ -186,6 +197,9 @@ void config_defaults(struct config *c)
 	c->spool_bytes = 1ull << 30;
 	c->spool_memory = 64ull << 20;
 	c->resume_bytes = 64ull << 20;
+	c->archive_bytes = 256ull << 20;
+	c->archive_keep = 4;
+	c->archive_sync_ms = 1000;
 	c->src_key = SRC_KEY_BOOT;
 	c->limits.partial_min_pct = 10;
 	c->retain_interval = 3600;
@@ -525,6 +539,24 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		return set_str(&c->db, v);
 	case OPT_ARCHIVE:
 		return set_str(&c->archive, v);
+	case OPT_ARCHIVE_BYTES:
+		/* 0, or room for the largest datagram */
+		NUM(0, 1ull << 50);
+		if (n && n < 65536) {
+			snprintf(why, WHY_LEN, "value too small (0, or at"
+				 " least 64K)");
+			return -ERANGE;
+		}
+		c->archive_bytes = n;
+		break;
+	case OPT_ARCHIVE_KEEP:
+		NUM(0, 1000);
+		c->archive_keep = n;
+		break;
+	case OPT_ARCHIVE_SYNC_MS:
+		NUM(0, 3600000);
+		c->archive_sync_ms = n;
+		break;
 	case OPT_METRICS_LISTEN:
 		r = parse_host_port(c, v, why);
 		return r < 0 ? r : set_str(&c->metrics_listen, v);

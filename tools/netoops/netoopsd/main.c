@@ -57,24 +57,6 @@ static bool store_open_transient(int err)
 	       err == -EAGAIN;
 }
 
-static int open_archive(struct daemon *d)
-{
-	int fd;
-
-	if (!d->cfg.archive)
-		return 0;
-	fd = open(d->cfg.archive, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		  0640);
-	if (fd < 0)
-		return -errno;
-	d->archive = fdopen(fd, "a");
-	if (!d->archive) {
-		close(fd);
-		return -errno;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static struct daemon dm;	/* large: keep it off the stack */
@@ -104,7 +86,6 @@ int main(int argc, char **argv)
 		d->cfg.limits.max_dumps = (d->cfg.limits.max_dumps +
 					   d->cfg.workers - 1) / d->cfg.workers;
 	d->start_ms = wall_ms();
-	pthread_mutex_init(&d->archive_lock, NULL);
 
 	/* Every thread inherits this mask; main takes signals by sigwait. */
 	sigemptyset(&set);
@@ -134,7 +115,7 @@ int main(int argc, char **argv)
 			"in use by another netoopsd" : strerror(-r));
 		return 1;
 	}
-	r = open_archive(d);
+	r = archive_open(d);
 	if (r < 0) {
 		fprintf(stderr, "netoopsd: cannot open archive %s: %s\n",
 			d->cfg.archive, strerror(-r));
@@ -183,6 +164,9 @@ int main(int argc, char **argv)
 		sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
+		if (sig == SIGHUP && d->archive && archive_reopen(d) == 0)
+			fprintf(stderr, "netoopsd: SIGHUP: archive %s reopened\n",
+				d->cfg.archive);
 		r = metrics_write_file(d);
 		if (r < 0)
 			fprintf(stderr, "netoopsd: cannot write %s: %s\n",
@@ -196,8 +180,7 @@ int main(int argc, char **argv)
 	workers_stop(d);
 	sockets_close(d);
 	store_stop(d);
-	if (d->archive)
-		fclose(d->archive);
+	archive_close(d);
 	r = metrics_write_file(d);
 	if (r < 0)
 		fprintf(stderr, "netoopsd: cannot write %s: %s\n",

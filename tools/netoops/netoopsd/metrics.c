@@ -61,6 +61,7 @@ static void metric(struct out *o, const char *name, const char *type,
 
 #define SST(f)	offsetof(struct daemon, sst.f)
 #define SPST(f)	offsetof(struct daemon, spst.f)
+#define AST(f)	offsetof(struct daemon, ast.f)
 
 /* Store and spool counters, shown as they are (in this order). */
 static const struct dmetric {
@@ -114,6 +115,21 @@ static const struct dmetric {
 	{ "netoops_resume_dropped_total", "counter",
 	  "Datagrams or resume files not kept (--resume-bytes, errors).",
 	  SPST(resume_dropped) },
+	{ "netoops_archive_packets_total", "counter",
+	  "Datagrams written whole to the --archive file.", AST(records) },
+	{ "netoops_archive_bytes_total", "counter",
+	  "Bytes of those datagrams.", AST(bytes) },
+	{ "netoops_archive_write_errors_total", "counter",
+	  "Archive operations that failed (open, write, fdatasync, rotate);"
+	  " a failed write loses that datagram from the archive only.",
+	  AST(write_errors) },
+	{ "netoops_archive_syncs_total", "counter",
+	  "fdatasync() calls on the archive.", AST(syncs) },
+	{ "netoops_archive_rotations_total", "counter",
+	  "Times the archive reached --archive-bytes and was rotated.",
+	  AST(rotations) },
+	{ "netoops_archive_file_bytes", "gauge",
+	  "Size of the current archive file.", AST(file_bytes) },
 };
 #define N_DAEMON_METRICS (sizeof(daemon_metrics) / sizeof(daemon_metrics[0]))
 

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "netoops_decode.h"
 #include "store/record.h"
@@ -63,6 +64,9 @@ struct config {
 	int workers;
 	char *db;			/* store location */
 	char *archive;			/* raw packet archive, or NULL */
+	uint64_t archive_bytes;		/* rotated at this size, 0 = never */
+	int archive_keep;		/* rotated files kept: FILE.1..N */
+	int archive_sync_ms;		/* fdatasync period, 0 = each write */
 	char *metrics_listen;		/* "ADDR:PORT" for HTTP, or NULL */
 	struct sockaddr_storage metrics_addr;	/* it, parsed */
 	socklen_t metrics_addrlen;
@@ -164,6 +168,16 @@ struct spool_stats {
 	_Atomic uint64_t resume_dropped;	/* datagrams or files not kept */
 };
 
+/* --archive counters (archive.c). */
+struct archive_stats {
+	_Atomic uint64_t records;		/* datagrams written whole */
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t write_errors;		/* open, write, flush, rotate */
+	_Atomic uint64_t syncs;			/* fdatasync() done */
+	_Atomic uint64_t rotations;
+	_Atomic uint64_t file_bytes;		/* gauge: the current file */
+};
+
 struct worker {
 	struct daemon *d;
 	int idx;
@@ -174,6 +188,8 @@ struct worker {
 	struct worker_stats st;
 	struct keeper *keep;		/* datagrams of open dumps (resume.c) */
 	bool replaying;			/* feeding back kept datagrams */
+	struct iovec *arch;		/* datagrams of this batch to archive */
+	int narch;
 };
 
 /*
@@ -219,8 +235,8 @@ struct daemon {
 	struct retain *retain;		/* retain.c, NULL if not asked */
 	struct store_stats sst;
 	struct spool_stats spst;
-	pthread_mutex_t archive_lock;	/* serializes archive writes */
-	FILE *archive;
+	struct archive *archive;	/* archive.c, NULL without --archive */
+	struct archive_stats ast;
 	uint64_t start_ms;		/* unix ms */
 	void *http;			/* struct MHD_Daemon */
 };
@@ -286,6 +302,12 @@ int retain_start(struct daemon *d);	/* a thread of its own */
 void retain_stop(struct daemon *d);
 /* Dumps it deleted: by age (@by_size false) or by size. */
 uint64_t retain_removed(struct daemon *d, bool by_size);
+/* archive.c: --archive */
+int archive_open(struct daemon *d);	/* starts the archive thread */
+/* @n datagrams, one per iovec, each kept whole */
+void archive_write(struct daemon *d, const struct iovec *rec, int n);
+int archive_reopen(struct daemon *d);	/* SIGHUP */
+void archive_close(struct daemon *d);
 
 /* metrics.c */
 char *metrics_render(struct daemon *d, size_t *ret_len);

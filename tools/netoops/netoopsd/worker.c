@@ -284,11 +284,9 @@ static void process(struct worker *w, const uint8_t *buf, size_t len,
 				  why : NETOOPS_ERR_INVALID]);
 		return;
 	}
-	if (d->archive && !w->replaying) {
-		pthread_mutex_lock(&d->archive_lock);
-		fwrite(buf, 1, len, d->archive);
-		pthread_mutex_unlock(&d->archive_lock);
-	}
+	/* archived with the rest of the batch, by receive() */
+	if (d->archive && !w->replaying)
+		w->arch[w->narch++] = (struct iovec){ (void *)buf, len };
 	if (!w->replaying)
 		resume(w, &np, src, now);
 	klen = src_key(d, src, &np, key);
@@ -354,7 +352,7 @@ static int receive(struct worker *w, int idx, struct rxbuf *rx, int flags)
 {
 	int fd = w->fds[idx];
 	size_t bufsz = w->d->cfg.max_packet;
-	uint64_t now;
+	uint64_t now, bytes = 0;
 	int i, n;
 
 	for (i = 0; i < BATCH; i++) {
@@ -389,16 +387,22 @@ static int receive(struct worker *w, int idx, struct rxbuf *rx, int flags)
 			atomic_store_explicit(&w->st.kernel_drops[idx], drops,
 					      RELAXED);
 		}
-		INC(w->st.received);
-		atomic_fetch_add_explicit(&w->st.bytes, rx->msgs[i].msg_len,
-					  RELAXED);
-		if (mh->msg_flags & MSG_TRUNC) {
+		if (mh->msg_flags & MSG_TRUNC)
 			INC(w->st.dropped[DROP_OVERSIZED]);
-			continue;
-		}
-		process(w, rx->iov[i].iov_base, rx->msgs[i].msg_len,
-			&rx->srcs[i], now);
+		else
+			process(w, rx->iov[i].iov_base, rx->msgs[i].msg_len,
+				&rx->srcs[i], now);
+		bytes += rx->msgs[i].msg_len;
 	}
+	/* The valid datagrams of the batch in one write, then counted as
+	 * received: a datagram counted as received is in the --archive,
+	 * even if netoopsd is killed.
+	 */
+	if (w->narch)
+		archive_write(w->d, w->arch, w->narch);
+	w->narch = 0;
+	atomic_fetch_add_explicit(&w->st.received, n, RELAXED);
+	atomic_fetch_add_explicit(&w->st.bytes, bytes, RELAXED);
 	atomic_store_explicit(&w->st.last_ms, wall_ms(), RELAXED);
 	return n;
 }
@@ -416,7 +420,8 @@ static void *worker_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "netoopsd-rx");
 	rx.data = malloc((size_t)BATCH * d->cfg.max_packet);
-	if (!rx.data) {
+	w->arch = calloc(BATCH, sizeof(*w->arch));
+	if (!rx.data || !w->arch) {
 		fprintf(stderr, "netoopsd: worker: out of memory\n");
 		exit(1);
 	}
@@ -462,6 +467,8 @@ static void *worker_main(void *arg)
 		finish_dump(w, nd);
 	update_gauges(w);
 	free(rx.data);
+	free(w->arch);
+	w->arch = NULL;
 	return NULL;
 }
 

@@ -60,8 +60,10 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 		     uint64_t dump_id, const struct gen_opts *o,
 		     const void *payload, size_t plen, size_t orig_len)
 {
-	uint8_t meta[2048], pkt[NETOOPS_PKT_MAX];
+	uint8_t meta[2048], pkt[NETOOPS_PKT_MAX], *scratch = NULL;
 	size_t max_pkt = o->max_pkt ? o->max_pkt : NETOOPS_PKT_DEFAULT;
+	struct netoops_enc_opts eo = { .max_pkt = max_pkt,
+				       .fec_k = o->fec_k, .fec_m = o->fec_m };
 	__u64 regs[NETOOPS_X86_64_NR_REGS];
 	struct netoops_tlv_buf tb;
 	struct netoops_enc enc;
@@ -99,12 +101,20 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 	r = netoops_tlv_error(&tb);
 	if (r)
 		return r;
-	r = netoops_enc_init(&enc, boot_id, dump_id, tb.buf, tb.len, payload,
-			     plen, max_pkt);
-	if (r)
+	if (o->fec_k) {
+		eo.scratch_len = NETOOPS_ENC_FEC_SCRATCH(o->fec_m, max_pkt);
+		eo.scratch = scratch = malloc(eo.scratch_len);
+		if (!scratch)
+			return -ENOMEM;
+	}
+	r = netoops_enc_init_opts(&enc, boot_id, dump_id, tb.buf, tb.len,
+				  payload, plen, &eo);
+	if (r) {
+		free(scratch);
 		return r;
-	out->buf = calloc(enc.pkt_count, sizeof(*out->buf));
-	out->len = calloc(enc.pkt_count, sizeof(*out->len));
+	}
+	out->buf = calloc(enc.total_pkts, sizeof(*out->buf));
+	out->len = calloc(enc.total_pkts, sizeof(*out->len));
 	if (!out->buf || !out->len) {
 		r = -ENOMEM;
 		goto out;
@@ -120,6 +130,7 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 	}
 	r = len < 0 ? len : 0;
 out:
+	free(scratch);
 	if (r)
 		gen_pkts_free(out);
 	return r;

@@ -27,6 +27,7 @@ struct gen_opts {
 	bool regs;			/* an x86_64 register set */
 	const char *version;		/* NULL: "#1 SMP PREEMPT_DYNAMIC ..." */
 	const char *cpu_vendor;		/* with regs; NULL: "GenuineIntel" */
+	unsigned int fec_k, fec_m;	/* parity groups; 0: no FEC */
 };
 
 /* Packets of one dump of @log.  Return 0 or negative errno. */

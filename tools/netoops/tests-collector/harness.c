@@ -159,11 +159,17 @@ double harness_wait_metric(int mport, const char *name, double want,
 
 json_t *harness_cli_json(const char *db, const char *args)
 {
+	return harness_cli_json_status(db, args, 0);
+}
+
+json_t *harness_cli_json_status(const char *db, const char *args, int status)
+{
 	const char *bin = getenv("NETOOPS_CLI");
 	char cmd[512];
 	json_error_t err;
 	json_t *j;
 	FILE *f;
+	int st;
 
 	assert_non_null(bin);
 	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, db, args);
@@ -173,7 +179,9 @@ json_t *harness_cli_json(const char *db, const char *args)
 	if (!j)
 		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
 			 err.line);
-	assert_int_equal(pclose(f), 0);
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), status);
 	return j;
 }
 

@@ -57,6 +57,9 @@ double harness_wait_metric(int mport, const char *name, double want,
 			   uint64_t wait_ms, const char *log);
 /* Runs the CLI with "--db @db" and @args; its parsed JSON output. */
 json_t *harness_cli_json(const char *db, const char *args);
+/* Same, the CLI exiting with @status rather than 0. */
+json_t *harness_cli_json_status(const char *db, const char *args,
+				int status);
 /* The dump of @boot in the output of `netoops list --json`, or NULL. */
 json_t *harness_find_dump(json_t *list, const uint8_t boot[16]);
 
