@@ -328,21 +328,27 @@ int archive_open(struct daemon *d)
 	r = open_file(a);
 	if (r < 0)
 		goto out_free;
-	if (d->cfg.archive_sync_ms) {
-		r = -pthread_create(&a->syncer, NULL, archive_main, a);
-		if (r < 0)
-			goto out_close;
-		a->has_syncer = true;
-	}
 	d->archive = a;
 	return 0;
-out_close:
-	close(a->fd);
 out_free:
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	return r;
+}
+
+int archive_start(struct daemon *d)
+{
+	struct archive *a = d->archive;
+	int r;
+
+	if (!a || !d->cfg.archive_sync_ms)
+		return 0;
+	r = -pthread_create(&a->syncer, NULL, archive_main, a);
+	if (r < 0)
+		return r;
+	a->has_syncer = true;
+	return 0;
 }
 
 int archive_reopen(struct daemon *d)

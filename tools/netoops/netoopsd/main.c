@@ -139,6 +139,8 @@ int main(int argc, char **argv)
 	}
 	r = store_start(d);
 	if (!r)
+		r = archive_start(d);
+	if (!r)
 		r = retain_start(d);
 	if (!r)
 		r = workers_start(d);

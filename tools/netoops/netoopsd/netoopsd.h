@@ -303,7 +303,8 @@ void retain_stop(struct daemon *d);
 /* Dumps it deleted: by age (@by_size false) or by size. */
 uint64_t retain_removed(struct daemon *d, bool by_size);
 /* archive.c: --archive */
-int archive_open(struct daemon *d);	/* starts the archive thread */
+int archive_open(struct daemon *d);	/* opens --archive */
+int archive_start(struct daemon *d);	/* its flushing thread */
 /* @n datagrams, one per iovec, each kept whole */
 void archive_write(struct daemon *d, const struct iovec *rec, int n);
 int archive_reopen(struct daemon *d);	/* SIGHUP */
