@@ -118,6 +118,14 @@ static void npt_set_state(struct netpoll_target *nt,
 	spin_unlock_irqrestore(&nt->nts->lock, flags);
 }
 
+/* Wait until no pinned sender uses @nt, which has left ENABLED. */
+static void npt_wait_unpinned(struct netpoll_target *nt)
+{
+	struct netpoll_targets *nts = nt->nts;
+
+	wait_event(nts->unpinned, !READ_ONCE(nt->pinned));
+}
+
 /*
  * Enable a DISABLED or DEACTIVATED target.  Called with nts->mutex held;
  * takes RTNL (inside netpoll_setup()).
@@ -186,7 +194,11 @@ static void npt_disable(struct netpoll_target *nt)
 		nt->state = NETPOLL_TARGET_CLEANING;
 	spin_unlock_irqrestore(&nt->nts->lock, flags);
 
-	/* No sender uses nt->np any more: it was ENABLED under the lock. */
+	/*
+	 * No sender under the lock uses nt->np any more: it was ENABLED
+	 * under the lock.  A pinned sender may; it finishes in bounded time.
+	 */
+	npt_wait_unpinned(nt);
 	netoops_netpoll_cleanup_locked(&nt->np);
 	npt_set_state(nt, NETPOLL_TARGET_DISABLED);
 	rtnl_unlock();
@@ -729,6 +741,7 @@ again:
 	if (!found)
 		return;
 
+	npt_wait_unpinned(found);
 	netoops_netpoll_cleanup_locked(&found->np);
 	npt_set_state(found, to);
 	pr_info("%s/%s: %s %s\n", nts->name, netpoll_target_name(found),
@@ -832,6 +845,63 @@ int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
 	return visited;
 }
 EXPORT_SYMBOL_GPL(netpoll_targets_for_each_enabled);
+
+/* The first ENABLED target not visited in walk @gen, pinned; under @lock. */
+static struct netpoll_target *npt_pin_next(struct netpoll_targets *nts,
+					   unsigned int gen)
+{
+	struct netpoll_target *nt;
+
+	lockdep_assert_held(&nts->lock);
+	list_for_each_entry(nt, &nts->list, list) {
+		if (nt->pin_gen == gen || nt->state != NETPOLL_TARGET_ENABLED)
+			continue;
+		nt->pin_gen = gen;
+		nt->pinned++;
+		npt_get(nt);
+		return nt;
+	}
+	return NULL;
+}
+
+int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
+					    netpoll_target_fn fn, void *data)
+{
+	struct netpoll_target *nt;
+	unsigned long flags;
+	unsigned int gen;
+	int visited = 0, stop = 0;
+
+	might_sleep();
+	if (!READ_ONCE(nts->registered))
+		return 0;
+
+	mutex_lock(&nts->pin_mutex);
+	spin_lock_irqsave(&nts->lock, flags);
+	gen = ++nts->pin_gen;
+	/*
+	 * Marks of this walk are reset first: a target that last saw a walk
+	 * 2^32 walks ago must not pass for visited.
+	 */
+	list_for_each_entry(nt, &nts->list, list)
+		nt->pin_gen = gen - 1;
+	while (!stop && (nt = npt_pin_next(nts, gen))) {
+		spin_unlock_irqrestore(&nts->lock, flags);
+		visited++;
+		stop = fn(nt, data);
+		spin_lock_irqsave(&nts->lock, flags);
+		nt->pinned--;
+		spin_unlock_irqrestore(&nts->lock, flags);
+		wake_up_all(&nts->unpinned);
+		npt_put(nt);
+		cond_resched();
+		spin_lock_irqsave(&nts->lock, flags);
+	}
+	spin_unlock_irqrestore(&nts->lock, flags);
+	mutex_unlock(&nts->pin_mutex);
+	return visited;
+}
+EXPORT_SYMBOL_GPL(netpoll_targets_for_each_enabled_pinned);
 
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len)
@@ -971,6 +1041,9 @@ int netpoll_targets_register(struct netpoll_targets *nts)
 
 	spin_lock_init(&nts->lock);
 	mutex_init(&nts->mutex);
+	mutex_init(&nts->pin_mutex);
+	init_waitqueue_head(&nts->unpinned);
+	nts->pin_gen = 0;
 	INIT_LIST_HEAD(&nts->list);
 	nts->next_id = 0;
 

@@ -58,12 +58,15 @@
  * struct netoops_auth - the MAC key of a target, ready for the crash path
  * @tfm:	hmac(sha256-generic) transform, keyed
  * @desc:	descriptor for @tfm with room for its state, preallocated so
- *		that computing a MAC allocates nothing
+ *		that computing a MAC allocates nothing; crash dumps' (under the
+ *		set's lock)
+ * @soft_desc:	the same for soft dumps (under netoops' soft-dump mutex)
  * @key_id:	sent in every MAC TLV
  */
 struct netoops_auth {
 	struct crypto_shash	*tfm;
 	struct shash_desc	*desc;
+	struct shash_desc	*soft_desc;
 	u32			key_id;
 };
 
@@ -257,8 +260,9 @@ static void netoops_auth_free(struct netoops_auth *a)
 {
 	if (!a)
 		return;
-	/* the descriptor holds hash state derived from the key */
+	/* the descriptors hold hash state derived from the key */
 	kfree_sensitive(a->desc);
+	kfree_sensitive(a->soft_desc);
 	/* frees the keyed context with kfree_sensitive() too */
 	crypto_free_shash(a->tfm);
 	kfree_sensitive(a);
@@ -294,9 +298,12 @@ static struct netoops_auth *netoops_auth_alloc(u32 key_id, const u8 *key,
 	err = -ENOMEM;
 	a->desc = kzalloc(sizeof(*a->desc) + crypto_shash_descsize(a->tfm),
 			  GFP_KERNEL);
-	if (!a->desc)
+	a->soft_desc = kzalloc(sizeof(*a->soft_desc) +
+			       crypto_shash_descsize(a->tfm), GFP_KERNEL);
+	if (!a->desc || !a->soft_desc)
 		goto fail;
 	a->desc->tfm = a->tfm;
+	a->soft_desc->tfm = a->tfm;
 	return a;
 fail:
 	netoops_auth_free(a);
@@ -304,20 +311,20 @@ fail:
 }
 
 /*
- * The MAC callback of the encoder, called in the crash path with the set's
- * lock held (see &netoops_target_priv.auth).  crypto_shash_digest() on the
- * preallocated descriptor of a synchronous hmac(sha256-generic) runs plain
- * C over the caller's buffers: no allocation, no sleeping, no lock, no
- * FPU; legal in panic, hard-irq and NMI context.
+ * The MAC callback of the encoder; @ctx is the descriptor of the caller's
+ * path (see &netoops_auth).  crypto_shash_digest() on a preallocated
+ * descriptor of a synchronous hmac(sha256-generic) runs plain C over the
+ * caller's buffers: no allocation, no sleeping, no lock, no FPU; legal in
+ * panic, hard-irq and NMI context.
  */
 static int netoops_auth_mac(void *ctx, const void *buf, size_t len,
 			    u8 mac[NETOOPS_MAC_LEN])
 {
-	struct netoops_auth *a = ctx;
+	struct shash_desc *desc = ctx;
 	u8 full[SHA256_DIGEST_SIZE];
 	int err;
 
-	err = crypto_shash_digest(a->desc, buf, len, full);
+	err = crypto_shash_digest(desc, buf, len, full);
 	if (!err)
 		memcpy(mac, full, NETOOPS_MAC_LEN);
 	memzero_explicit(full, sizeof(full));
@@ -329,11 +336,13 @@ static int netoops_auth_mac(void *ctx, const void *buf, size_t len,
  * @nt:		an enabled target, from a netoops_for_each_target() callback
  * @o:		encoder options: mac, mac_ctx and key_id are set, or left
  *		as they are when the target has no key
+ * @soft:	for a soft dump, which has a descriptor of its own
  *
- * Context: any, with the targets' lock held.
+ * Context: any, with the targets' lock held; for a soft dump, process
+ * context with the target pinned and the soft-dump mutex held.
  */
 void netoops_target_auth(struct netpoll_target *nt,
-			 struct netoops_enc_opts *o)
+			 struct netoops_enc_opts *o, bool soft)
 {
 	struct netoops_target_priv *tp = netpoll_target_priv(nt);
 	struct netoops_auth *a = tp->auth;
@@ -341,7 +350,7 @@ void netoops_target_auth(struct netpoll_target *nt,
 	if (!a)
 		return;
 	o->mac = netoops_auth_mac;
-	o->mac_ctx = a;
+	o->mac_ctx = soft ? a->soft_desc : a->desc;
 	o->key_id = a->key_id;
 }
 
@@ -633,6 +642,20 @@ int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash)
 {
 	return netpoll_targets_for_each_enabled(&netoops_targets, fn, data,
 						crash ? NETPOLL_TARGETS_CRASH : 0);
+}
+
+/**
+ * netoops_for_each_target_pinned() - run @fn on every enabled target, in
+ *	process context and without the targets' lock
+ * @fn:		callback; may sleep, turns interrupts off around each send
+ * @data:	its cookie
+ *
+ * Return: targets visited.
+ */
+int netoops_for_each_target_pinned(netpoll_target_fn fn, void *data)
+{
+	return netpoll_targets_for_each_enabled_pinned(&netoops_targets, fn,
+						       data);
 }
 
 int netoops_cfs_init(const char *cmdline_targets)

@@ -158,10 +158,11 @@ int netoops_put_regs(struct netoops_tlv_buf *b, bool crash);
 int netoops_cfs_init(const char *cmdline_targets);
 void netoops_cfs_exit(void);
 int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash);
+int netoops_for_each_target_pinned(netpoll_target_fn fn, void *data);
 int netoops_put_userfields(struct netpoll_target *nt,
 			   struct netoops_tlv_buf *b, bool crash);
 void netoops_target_auth(struct netpoll_target *nt,
-			 struct netoops_enc_opts *o);
+			 struct netoops_enc_opts *o, bool soft);
 struct netpoll_xmit_pool *netoops_target_pool(struct netpoll_target *nt);
 void netoops_target_refill(struct netpoll_target *nt);
 void netoops_resize_pools(void);

@@ -5,9 +5,11 @@
  * enabled target through netpoll_xmit.
  *
  * Crash-path rules (they apply to everything reachable from
- * netoops_send_dump()): no allocation, no sleeping, no printk, locks only
- * tried, and every loop bounded -- per datagram by xmit_timeout_us, per
- * dump by dump_timeout_ms.
+ * netoops_send_dump() for a crash dump): no allocation, no sleeping, no
+ * printk, locks only tried, and every loop bounded -- per datagram by
+ * xmit_timeout_us, per dump by dump_timeout_ms.  Soft dumps run in process
+ * context with the targets pinned, not locked, so that a crash meanwhile
+ * is sent in full.
  *
  * Authentication and FEC use only what was prepared in process context:
  * the target's keyed hmac(sha256) transform and descriptor (netoops_cfs.c)
@@ -17,6 +19,7 @@
 #include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/netpoll.h>
+#include <linux/nmi.h>
 #include <linux/netpoll_targets.h>
 #include <linux/netpoll_xmit.h>
 #include <linux/random.h>
@@ -139,12 +142,16 @@ struct netoops_tx {
 	u8				boot_id[16];
 	u64				dump_id;
 	u64				deadline_ns;
+	int				crash_seq;	/* at a soft dump's start */
 	unsigned int			sent_to;	/* targets reached */
 	unsigned int			fec_k;		/* 0: no parity */
 	unsigned int			fec_m;
 	u8				*fec;
 	size_t				fec_len;
 };
+
+/* Crash dumps started so far: a soft dump stops when it changes. */
+static atomic_t netoops_crash_seq = ATOMIC_INIT(0);
 
 /* Give up on a target after this many datagrams in a row failed. */
 #define NETOOPS_MAX_CONSECUTIVE_ERRORS	4
@@ -191,7 +198,7 @@ static int netoops_target_enc(struct netpoll_target *nt, struct netoops_tx *tx,
 	};
 	int err;
 
-	netoops_target_auth(nt, &o);
+	netoops_target_auth(nt, &o, !tx->d->crash);
 	err = netoops_enc_init_opts(enc, tx->boot_id, tx->dump_id, tx->meta.buf,
 				    tx->meta.len, tx->d->payload, tx->d->len,
 				    &o);
@@ -239,7 +246,7 @@ unsigned int netoops_target_pool_want(struct netpoll_target *nt,
 	size_t rec = netoops_record_size(), meta;
 	long n, most = 0;
 
-	netoops_target_auth(nt, &o);
+	netoops_target_auth(nt, &o, false);
 	*pkt = o.max_pkt;
 	for (meta = 0; meta <= NETOOPS_META_MAX; meta += NETOOPS_TLV_ALIGN) {
 		n = netoops_enc_count(meta, rec, &o);
@@ -261,6 +268,7 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 	struct netoops_txbuf *tb = tx->tb;
 	unsigned int r, bad = 0;
 	struct netoops_enc enc;
+	unsigned long flags;
 	bool any = false;
 	int len, err, stop = 0;
 
@@ -291,16 +299,31 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 				stop = 1;	/* dump budget spent */
 				goto out;
 			}
-			/* a soft dump leaves the pool to crashes */
-			if (tx->d->crash)
+			touch_nmi_watchdog();
+			if (tx->d->crash) {
 				err = netpoll_xmit_udp_pooled(&nt->np, pool,
 							      tb->pkt, len,
 							      netoops_xmit_timeout_us,
 							      true);
-			else
+			} else {
+				/*
+				 * A soft dump: process context, the target
+				 * pinned.  It leaves the pool to crashes and
+				 * keeps interrupts off one datagram at a time;
+				 * a crash dump that started meanwhile ends it.
+				 */
+				if (atomic_read(&netoops_crash_seq) !=
+				    tx->crash_seq) {
+					stop = 1;
+					goto out;
+				}
+				local_irq_save(flags);
 				err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
 						       netoops_xmit_timeout_us,
 						       false);
+				local_irq_restore(flags);
+				cond_resched();
+			}
 			if (err == -EDEADLK) {
 				/* never call into a driver whose lock is stuck */
 				atomic64_inc(&netoops_stats.locked);
@@ -338,7 +361,11 @@ out:
 	return stop;
 }
 
-/* Send to every target with @tb's parity settings; @tb->fec_lock held. */
+/*
+ * Send to every target with @tb's parity settings; @tb->fec_lock held, or
+ * for a soft dump the soft-dump mutex, which also orders FEC changes of
+ * its buffers.
+ */
 static int netoops_send_fec(struct netoops_tx *tx, struct netoops_txbuf *tb)
 {
 	if (tb->fec) {
@@ -347,7 +374,9 @@ static int netoops_send_fec(struct netoops_tx *tx, struct netoops_txbuf *tb)
 		tx->fec = tb->fec;
 		tx->fec_len = tb->fec_len;
 	}
-	return netoops_for_each_target(netoops_target_dump, tx, tx->d->crash);
+	if (!tx->d->crash)
+		return netoops_for_each_target_pinned(netoops_target_dump, tx);
+	return netoops_for_each_target(netoops_target_dump, tx, true);
 }
 
 /**
@@ -355,10 +384,14 @@ static int netoops_send_fec(struct netoops_tx *tx, struct netoops_txbuf *tb)
  * @d:	the dump
  * @tb:	the caller's preallocated buffers
  *
- * Context: any, including panic.  With @d->crash the targets' lock and the
- * FEC buffer's lock are only tried (without the latter the dump goes out
- * without parity).  Does not allocate, sleep or print.  Time is bounded by
- * dump_timeout_ms (plus one datagram's xmit_timeout_us).
+ * Context: with @d->crash, any, including panic: the targets' lock and
+ * the FEC buffer's lock are only tried (without the latter the dump goes
+ * out without parity), and nothing is allocated.  Without it (a soft
+ * dump), process context with the soft-dump mutex held: the targets are
+ * pinned instead of locked, interrupts are off one datagram at a time,
+ * netpoll allocates the skbs, and a crash dump that starts ends the soft
+ * dump.  Never prints.  Time is bounded by dump_timeout_ms (plus one
+ * datagram's xmit_timeout_us).
  *
  * Return: number of targets that got at least one datagram, -EALREADY if
  * one-shot mode already fired, -EBUSY if the targets could not be locked,
@@ -392,11 +425,13 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	tx.dump_id = netoops_next_dump_id();
 	tx.deadline_ns = ktime_get_mono_fast_ns() +
 			 (u64)netoops_dump_timeout_ms * NSEC_PER_MSEC;
+	if (d->crash)
+		atomic_inc(&netoops_crash_seq);
+	else
+		tx.crash_seq = atomic_read(&netoops_crash_seq);
 
 	if (!d->crash) {
-		raw_spin_lock_irqsave(&tb->fec_lock, flags);
 		ret = netoops_send_fec(&tx, tb);
-		raw_spin_unlock_irqrestore(&tb->fec_lock, flags);
 	} else if (raw_spin_trylock_irqsave(&tb->fec_lock, flags)) {
 		ret = netoops_send_fec(&tx, tb);
 		raw_spin_unlock_irqrestore(&tb->fec_lock, flags);

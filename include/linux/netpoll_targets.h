@@ -36,6 +36,7 @@
 #include <linux/netpoll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 struct netpoll_targets;
@@ -93,6 +94,8 @@ struct netpoll_target {
 	struct config_group		group;
 	struct netpoll			np;
 	enum netpoll_target_state	state;
+	unsigned int			pinned;
+	unsigned int			pin_gen;
 	bool				in_configfs;
 	struct work_struct		resume_work;
 	unsigned long			flags;
@@ -159,6 +162,10 @@ struct netpoll_targets_ops {
  * @subsys_type: item type of the subsystem directory
  * @target_attrs: the merged attribute array of @target_type
  * @nb:		netdevice notifier
+ * @unpinned:	where disabling a target waits until no process-context
+ *		sender has it pinned (netpoll_targets_for_each_enabled_pinned())
+ * @pin_mutex:	one pinned walk at a time
+ * @pin_gen:	number of the current pinned walk; protected by @lock
  * @registered:	netpoll_targets_register() succeeded
  */
 struct netpoll_targets {
@@ -180,6 +187,9 @@ struct netpoll_targets {
 	struct config_item_type		subsys_type;
 	struct configfs_attribute	**target_attrs;
 	struct notifier_block		nb;
+	wait_queue_head_t		unpinned;
+	struct mutex			pin_mutex;	/* one pinned walk at a time */
+	unsigned int			pin_gen;
 	bool				registered;
 };
 
@@ -188,8 +198,10 @@ struct netpoll_targets {
  * @nt:		an ENABLED target
  * @data:	the caller's cookie
  *
- * Runs with &netpoll_targets.lock held and interrupts disabled: must not
- * sleep, allocate with GFP_KERNEL, or take &netpoll_targets.mutex.
+ * From netpoll_targets_for_each_enabled(), runs with &netpoll_targets.lock
+ * held and interrupts disabled: must not sleep, allocate with GFP_KERNEL,
+ * or take &netpoll_targets.mutex.  From
+ * netpoll_targets_for_each_enabled_pinned(), runs in process context.
  *
  * Return: 0 to continue, non-zero to stop the iteration.
  */
@@ -256,6 +268,26 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param);
 int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
 				     netpoll_target_fn fn, void *data,
 				     unsigned int flags);
+
+/**
+ * netpoll_targets_for_each_enabled_pinned() - call @fn for every ENABLED
+ *	target, without the set's lock
+ * @nts:	the set
+ * @fn:		callback; runs in process context with interrupts on and may
+ *		sleep.  It must turn interrupts off around each send.
+ * @data:	cookie for @fn
+ *
+ * For long sends that must not keep interrupts off or the set locked (a
+ * requested dump): each target is pinned while @fn runs, so its netpoll
+ * stays set up; disabling it, or removing its device, waits until @fn
+ * returns.  Targets enabled during the walk may be skipped.
+ *
+ * Context: process, may sleep.
+ *
+ * Return: the number of targets visited.
+ */
+int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
+					    netpoll_target_fn fn, void *data);
 
 /**
  * netpoll_target_send() - send one UDP datagram to a target
