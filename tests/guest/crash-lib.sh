@@ -22,7 +22,8 @@
 # CT_EXPECT_REASON=panic|oops, CT_EXPECT_REGS=oops (registers of the
 # oopsing context must be present), CT_MODULE=netoops_crashtest to load it,
 # CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set),
-# CT_QEMU_ARGS further QEMU arguments (split on blanks).
+# CT_QEMU_ARGS further QEMU arguments (split on blanks),
+# CT_EXPECT_PARTIAL=REASON dumps of that reason must be incomplete.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -260,6 +261,7 @@ for d in json.load(open(sys.argv[1])):
 		${CT_EXPECT_DUMPS:+--dumps "$CT_EXPECT_DUMPS"} \
 		${CT_EXPECT_REASON:+--reason "$CT_EXPECT_REASON"} \
 		${CT_EXPECT_REGS:+--regs "$CT_EXPECT_REGS"} \
+		${CT_EXPECT_PARTIAL:+--partial "$CT_EXPECT_PARTIAL"} \
 		${CT_SURVIVES:+--pstore} \
 		$(ls "$CT_DIR"/dump-*.json 2>/dev/null)
 }

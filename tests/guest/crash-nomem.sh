@@ -32,7 +32,7 @@ nomem_alloc_check()
 
 export CT_MODULE=netoops_crashtest CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 export CT_EXPECT_DUMPS=1 CT_EXTRA_CHECK=nomem_alloc_check
-ct_main nomem "$1" 'sysctl -w kernel.printk_devkmsg=on
+ct_main nomem "$1" 'echo on > /proc/sys/kernel/printk_devkmsg || { echo "CT-ERROR cannot let /dev/kmsg through"; exit 1; }
 i=0
 while [ $i -lt 96 ]; do
 	echo "<7>nomem-fill $i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg

@@ -4,7 +4,7 @@
 
 Usage: verify_dump.py --results RESULTS --serial SERIAL --mode panic|oops
                       [--dumps N] [--reason panic|oops] [--regs oops]
-                      [--pstore] DUMP.json...
+                      [--partial REASON] [--pstore] DUMP.json...
 
 DUMP.json: `netoops --json show ID` of every dump stored during the run.
 RESULTS: the guest's own output, with "ID key=value" lines saying what it
@@ -12,7 +12,9 @@ set (release, hostname, boot_id, user=key=value) and "PSTORE name" lines.
 
 Checks, each printed with its evidence:
   * the number of dumps (exactly N with --dumps, else at least one);
-  * every dump complete, no missing bytes;
+  * every dump complete, no missing bytes; with --partial REASON, every
+    dump of that reason incomplete instead (cut short on purpose) and left
+    out of the log check;
   * release, hostname, boot id and the user field equal what the guest set;
   * --reason: some dump has that reason;
   * the log: every console line from the oldest one received up to the
@@ -86,6 +88,7 @@ def main():
     ap.add_argument('--dumps', type=int)
     ap.add_argument('--reason')
     ap.add_argument('--regs')
+    ap.add_argument('--partial')
     ap.add_argument('--pstore', action='store_true')
     ap.add_argument('dumps_json', nargs='*')
     a = ap.parse_args()
@@ -112,7 +115,11 @@ def main():
               f"{d.get('pkt_received')}/{d.get('pkt_count')} "
               f"missing_bytes={d.get('missing_bytes')} log_len="
               f"{d.get('log_len')} title={d.get('title')!r}")
-        if d.get('complete') is not True or d.get('missing_bytes'):
+        whole = d.get('complete') is True and not d.get('missing_bytes')
+        if a.partial and d.get('reason') == a.partial:
+            if whole:
+                fails.append(f"{tag} complete, but it was to be cut short")
+        elif not whole:
             fails.append(f"{tag} incomplete")
         want = {
             'release': ident.get('release'),
@@ -139,6 +146,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             paths = []
             for d in dumps:
+                if a.partial and d.get('reason') == a.partial:
+                    continue
                 p = os.path.join(tmp, f"{d.get('id')}.log")
                 with open(p, 'w') as f:
                     f.write(d.get('log') or '')

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# crash-softpanic.sh KERNEL - a panic while a soft dump is being sent.
+# The guest logs about 70 KB (debug level: not on the console), slows
+# netoops down (pace_us 10000, repeat 4: the soft dump takes several
+# seconds), starts a soft dump on CPU 1 and, once eth0 has sent part of it,
+# panics with sysrq-c on CPU 0.
+#
+# The panic dump must arrive complete, and the soft dump must have been cut
+# short by it (the collector's archive holds an incomplete soft dump).
+# Before soft dumps were sent with the targets pinned instead of locked,
+# the soft dump held the targets' lock with interrupts off throughout: the
+# panic found it taken and its dump was skipped.
+set -euo pipefail
+source "$(dirname "$0")/crash-lib.sh"
+[ $# -eq 1 ] || gh_die "usage: $0 KERNEL"
+
+# softpanic_check: the collector received a soft dump, and not all of it.
+softpanic_check()
+{
+	gh_cli --json decode "$CT_DIR/collector/received.dgrams" \
+		> "$CT_DIR/decoded.json" 2>"$CT_DIR/decode.err" || true
+	python3 - "$CT_DIR/decoded.json" <<'PY'
+import json, sys
+dumps = json.load(open(sys.argv[1]))['dumps']
+soft = [d for d in dumps if d.get('reason') == 'soft']
+if not soft:
+    print("no soft dump in the collector's archive: it never started")
+    sys.exit(1)
+for d in soft:
+    print(f"soft dump: {d.get('pkt_received')}/{d.get('pkt_count')} "
+          f"datagrams received, complete={d.get('complete')}")
+sys.exit(1 if any(d.get('complete') for d in soft) else 0)
+PY
+}
+
+export CT_LOG_MODE=panic CT_EXPECT_REASON=panic
+export CT_EXPECT_PARTIAL=soft CT_EXTRA_CHECK=softpanic_check
+ct_main softpanic "$1" 'echo on > /proc/sys/kernel/printk_devkmsg || { echo "CT-ERROR cannot let /dev/kmsg through"; exit 1; }
+i=0
+while [ $i -lt 96 ]; do
+	echo "<7>softpanic-fill $i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg
+	i=$((i + 1))
+done
+echo 10000 > /sys/module/netoops/parameters/pace_us
+echo 4 > /sys/module/netoops/parameters/repeat
+tx=/sys/class/net/eth0/statistics/tx_packets
+before=$(cat $tx)
+taskset 2 sh -c "echo 1 > /sys/module/netoops/parameters/dump" &
+# the soft dump is on the wire once eth0 sent 10 more datagrams
+g_wait_for 30 sh -c "[ \$(cat $tx) -ge $((before + 10)) ]" ||
+	{ echo "CT-ERROR the soft dump did not start"; exit 1; }
+echo "ID tx_before=$before tx_now=$(cat $tx)"
+taskset 1 sh -c "echo c > /proc/sysrq-trigger"'
