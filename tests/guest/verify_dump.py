@@ -155,7 +155,9 @@ def main():
             sys.argv = ['verify_log', '--serial', a.serial, '--mode', a.mode]
             sys.argv += paths
             sys.stdout.flush()
-            if verify_log.main() != 0:
+            if not paths:
+                fails.append("no complete dump to check the log against")
+            elif verify_log.main() != 0:
                 fails.append("log check failed")
 
     if a.regs == 'oops':

@@ -41,6 +41,10 @@
  *                     holds the lock (the lock stays held: DEV is dead
  *                     for transmit afterwards)
  *   release           end hold_txq
+ *   panic_nmi         arm an NMI handler that panics on CPU 0 at the next
+ *                     NMI there (x86; "echo l > /proc/sysrq-trigger" on
+ *                     another CPU sends one): a panic in NMI context, as
+ *                     the hard-lockup detector's
  *   wait_txq_stopped DEV  return once DEV's tx queue 0 is stopped (its
  *                     device no longer takes what is queued), or fail
  *                     with ETIMEDOUT after 60 s
@@ -68,6 +72,9 @@
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
+#ifdef CONFIG_X86
+#include <asm/nmi.h>
+#endif
 
 #define CT_MAX_KTHREADS		16
 #define CT_SOFTLOCKUP_MAX_S	600
@@ -288,6 +295,47 @@ static int ct_wait_txq_stopped(const char *name)
 	return err;
 }
 
+#ifdef CONFIG_X86
+static atomic_t ct_nmi_armed = ATOMIC_INIT(0);
+static bool ct_nmi_registered;
+
+static int ct_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (raw_smp_processor_id() != 0 || !atomic_xchg(&ct_nmi_armed, 0))
+		return NMI_DONE;
+	panic("netoops_crashtest: requested panic in NMI context");
+}
+
+static int ct_panic_nmi(void)
+{
+	int err;
+
+	if (!ct_nmi_registered) {
+		err = register_nmi_handler(NMI_LOCAL, ct_nmi, 0, "ct_panic");
+		if (err)
+			return err;
+		ct_nmi_registered = true;
+	}
+	atomic_set(&ct_nmi_armed, 1);
+	return 0;
+}
+
+static void ct_nmi_unregister(void)
+{
+	if (ct_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "ct_panic");
+}
+#else
+static int ct_panic_nmi(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void ct_nmi_unregister(void)
+{
+}
+#endif
+
 static void ct_softlockup(unsigned int secs)
 {
 	u64 end = local_clock() + (u64)secs * NSEC_PER_SEC;
@@ -409,6 +457,8 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 		err = ct_hold_txq(word, true);
 	} else if (!strcmp(buf, "oops_holding_txq") && word) {
 		err = ct_oops_holding_txq(word);
+	} else if (!strcmp(buf, "panic_nmi")) {
+		err = ct_panic_nmi();
 	} else if (!strcmp(buf, "wait_txq_stopped") && word) {
 		err = ct_wait_txq_stopped(word);
 	} else if (!strcmp(buf, "free_oops_task")) {
@@ -455,6 +505,7 @@ static int __init ct_init(void)
 static void __exit ct_exit(void)
 {
 	proc_remove(ct_entry);
+	ct_nmi_unregister();
 	ct_release();
 	if (ct_oops_ref)
 		put_task_struct(ct_oops_ref);

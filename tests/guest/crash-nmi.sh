@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# crash-nmi.sh KERNEL - a panic in NMI context, as the hard-lockup
+# detector's would be (TCG emulates no PMU, so the detector itself cannot
+# run in these guests).  netoops_crashtest arms an NMI handler on CPU 0;
+# sysrq-l on CPU 1 sends every other CPU an NMI (a backtrace request), and
+# the handler panics.  netoops then sends the dump from NMI context: the
+# dump must arrive complete and the guest must reboot (panic=1) rather than
+# hang until the harness' timeout.  "Rebooting in" is not on the console:
+# printk defers consoles in NMI context, and no interrupt comes to flush.
+set -euo pipefail
+source "$(dirname "$0")/crash-lib.sh"
+[ $# -eq 1 ] || gh_die "usage: $0 KERNEL"
+
+nmi_check()
+{
+	grep -q "Kernel panic - not syncing: netoops_crashtest: requested panic in NMI context" \
+		"$CT_DIR/serial.log" || {
+		echo "the panic did not come from the NMI handler"
+		return 1
+	}
+	grep -q "exc_nmi" "$CT_DIR/serial.log" || {
+		echo "no NMI frame in the panic's backtrace"
+		return 1
+	}
+	echo "panic in NMI context; the guest rebooted by itself"
+}
+
+export CT_MODULE=netoops_crashtest CT_LOG_MODE=panic CT_EXPECT_REASON=panic
+export CT_EXPECT_DUMPS=1 CT_EXTRA_CHECK=nmi_check
+ct_main nmi "$1" 'echo panic_nmi > /proc/netoops_crashtest || { echo "CT-ERROR panic_nmi refused"; exit 1; }
+taskset 2 sh -c "echo l > /proc/sysrq-trigger"'
