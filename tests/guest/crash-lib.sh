@@ -23,7 +23,8 @@
 # oopsing context must be present), CT_MODULE=netoops_crashtest to load it,
 # CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set),
 # CT_QEMU_ARGS further QEMU arguments (split on blanks),
-# CT_EXPECT_PARTIAL=REASON dumps of that reason must be incomplete.
+# CT_EXPECT_PARTIAL=REASON dumps of that reason must be incomplete,
+# CT_COLLECTOR_ARGS further netoopsd arguments (split on blanks).
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -124,7 +125,8 @@ ct_crash_run()
 	script=$(mktemp "$GH_OUT/runs/.script.XXXXXX")
 	case $mode in
 	netoops)
-		gh_collector_start "$GH_OUT/runs/$name.collector" || {
+		# shellcheck disable=SC2086
+		gh_collector_start "$GH_OUT/runs/$name.collector" ${CT_COLLECTOR_ARGS:-} || {
 			rm -f "$script"
 			echo "netoopsd did not start"
 			return 1

@@ -34,7 +34,7 @@ GH_QEMU=${GH_QEMU:-qemu-system-x86_64}
 GH_BOOT_TIMEOUT=${GH_BOOT_TIMEOUT:-90}
 # The crash tests (tests/guest/crash-T.sh), in the order run-all.sh runs
 # them.
-GH_CRASH_TESTS_ALL="sysrq oops softirq bug warn softlockup oneshot auth txlock nomem wedge softpanic nmi"
+GH_CRASH_TESTS_ALL="sysrq oops softirq bug warn softlockup oneshot auth txlock nomem wedge softpanic nmi mq"
 # Guest CPUs: two, so that a crash meets another CPU that was running (and
 # that panic() stops wherever it is).
 GH_SMP=${GH_SMP:-2}

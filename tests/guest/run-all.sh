@@ -13,7 +13,8 @@
 #      nomem (panic with atomic memory exhausted: no skb allocated),
 #      wedge (panic with a NIC whose tx queue never wakes: bounded reboot),
 #      softpanic (panic during a soft dump: the panic dump complete),
-#      nmi (panic in NMI context, as a hard lockup would)
+#      nmi (panic in NMI context, as a hard lockup would),
+#      mq (multi-queue virtio-net, a panic on each CPU, the other busy)
 #   then a KTAP-style summary and the line "guest: N passed, N failed,
 #   N skipped"; exits 1 on any failure.  A missing kernel or piece is a
 #   failure that names it, never a silent skip.
