@@ -65,6 +65,12 @@
  */
 #define NPT_XMIT_TIMEOUT_US		(20 * USEC_PER_MSEC)
 #define NPT_XMIT_CRASH_TIMEOUT_US	(500 * USEC_PER_MSEC)
+/*
+ * Outside a crash, after this many datagrams in a row that the device did
+ * not take within NPT_XMIT_TIMEOUT_US, a target stops waiting for it: each
+ * datagram gets one look at the device until one is taken again.
+ */
+#define NPT_XMIT_MAX_STALLS		4
 
 static const char * const npt_state_names[] = {
 	[NETPOLL_TARGET_DISABLED]	= "disabled",
@@ -906,15 +912,25 @@ EXPORT_SYMBOL_GPL(netpoll_targets_for_each_enabled_pinned);
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len)
 {
+	int __maybe_unused err;
+
 	if (nt->state != NETPOLL_TARGET_ENABLED || !nt->np.dev)
 		return -ENETDOWN;
 	if (len <= 0)
 		return -EINVAL;
 #ifdef NETPOLL_TARGETS_HAVE_XMIT
-	return netpoll_xmit_udp(&nt->np, payload, len,
-				oops_in_progress ? NPT_XMIT_CRASH_TIMEOUT_US :
-						   NPT_XMIT_TIMEOUT_US,
-				oops_in_progress);
+	if (oops_in_progress)
+		return netpoll_xmit_udp(&nt->np, payload, len,
+					NPT_XMIT_CRASH_TIMEOUT_US, true);
+	/* interrupts are off: do not wait on a device that stopped */
+	err = netpoll_xmit_udp(&nt->np, payload, len,
+			       nt->xmit_stalls < NPT_XMIT_MAX_STALLS ?
+			       NPT_XMIT_TIMEOUT_US : 0, false);
+	if (err == -ETIMEDOUT || err == -EINPROGRESS)
+		nt->xmit_stalls = min(nt->xmit_stalls + 1, NPT_XMIT_MAX_STALLS);
+	else if (!err)
+		nt->xmit_stalls = 0;
+	return err;
 #else
 	netpoll_send_udp(&nt->np, payload, len);
 	return 0;

@@ -78,6 +78,11 @@ enum netpoll_target_state {
  *		ENABLED, under @nts->lock
  * @state:	&enum netpoll_target_state; written under @nts->lock (and,
  *		except by the netdev notifier, with @nts->mutex held)
+ * @pinned:	process-context senders using the target without @nts->lock
+ *		(netpoll_targets_for_each_enabled_pinned()); under @nts->lock
+ * @pin_gen:	the last pinned walk that visited the target; under @nts->lock
+ * @xmit_stalls: datagrams in a row whose device did not drain netpoll's
+ *		backlog in time, outside a crash; under @nts->lock
  * @in_configfs: the target is visible in configfs; protected by @nts->mutex
  * @resume_work: re-enables a DEACTIVATED target in process context
  * @flags:	free for the client (e.g. netconsole's extended/release);
@@ -96,6 +101,7 @@ struct netpoll_target {
 	enum netpoll_target_state	state;
 	unsigned int			pinned;
 	unsigned int			pin_gen;
+	unsigned int			xmit_stalls;
 	bool				in_configfs;
 	struct work_struct		resume_work;
 	unsigned long			flags;
@@ -298,13 +304,17 @@ int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
  * Uses the reliable transmit of netpoll_xmit when built in (bounded retries
  * while polling the device, so that a panic does not lose its tail; with
  * oops_in_progress the crash rules of netpoll_xmit_udp()), otherwise
- * netpoll_send_udp().  netpoll allocates the skb (GFP_ATOMIC, else from its
- * pool); no sleeping, no printk.  Must be called with interrupts disabled
- * (as inside netpoll_targets_for_each_enabled()).
+ * netpoll_send_udp().  The wait is 500 ms per datagram with
+ * oops_in_progress, else 20 ms, and none once 4 datagrams in a row were
+ * not taken in time, until one is again.  netpoll allocates the skb
+ * (GFP_ATOMIC, else from its pool); no sleeping, no printk.  Must be
+ * called with interrupts disabled (as inside
+ * netpoll_targets_for_each_enabled()).
  *
  * Return: 0 if the datagram was handed to the device, or a negative errno
  * (-ENETDOWN when the target is not usable, -EDEADLK when a lock the
- * driver takes is stuck).
+ * driver takes is stuck, -ETIMEDOUT when the device did not take it,
+ * -EINPROGRESS when it is still in netpoll's backlog).
  */
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len);
