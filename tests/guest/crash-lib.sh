@@ -285,21 +285,26 @@ ct_report()
 	return $rc
 }
 
-# ct_reboot_check MAX REGEX: the guest got to "Rebooting in" (panic=1)
-# within MAX seconds of the first console line matching REGEX (ERE), both
-# on the guest's printk clock.  Prints the time it took.
+# ct_reboot_check MAX REGEX: the guest reset (panic=1; QEMU exits) within
+# MAX seconds of the first console line matching REGEX (ERE), on the host's
+# clock (serial.ts, qemu.exit): the guest's printk clock stands still
+# during a panic on 6.1 under TCG.  Prints the time it took, and the
+# guest's own figure up to "Rebooting in" where it has one.
 ct_reboot_check()
 {
-	local max=$1 re=$2 t0 t1
+	local max=$1 re=$2 t0 t1 g0 g1
 
-	t0=$(grep -E "^\[ *[0-9.]+\] ($re)" "$CT_DIR/serial.log" | head -n 1 |
-		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
-	t1=$(sed -n 's/^\[ *\([0-9.]*\)\] Rebooting in .*/\1/p' "$CT_DIR/serial.log" | head -n 1)
+	t0=$(grep -E "^[0-9.]+ \[ *[0-9.]+\] ($re)" "$CT_DIR/serial.ts" | head -n 1 |
+		cut -d' ' -f1)
+	t1=$(sed -n 's/^\([0-9.]*\) QEMU exited with 0$/\1/p' "$CT_DIR/qemu.exit" 2>/dev/null)
 	if [ -z "$t0" ] || [ -z "$t1" ]; then
-		echo "no trigger line or no 'Rebooting in' on the console: the panic did not end"
+		echo "no trigger line on the console, or QEMU did not exit by itself"
 		return 1
 	fi
-	echo "panic took $(echo "$t1 - $t0" | bc) s from the trigger to 'Rebooting in 1 seconds' (bound $max s)"
+	g0=$(grep -E "^\[ *[0-9.]+\] ($re)" "$CT_DIR/serial.log" | head -n 1 |
+		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	g1=$(sed -n 's/^\[ *\([0-9.]*\)\] Rebooting in .*/\1/p' "$CT_DIR/serial.log" | head -n 1)
+	echo "trigger to reset: $(echo "$t1 - $t0" | bc) s on the host's clock (bound $max s, 1 s of it panic=1's)${g1:+; guest clock to 'Rebooting in': $(echo "$g1 - $g0" | bc) s}"
 	[ "$(echo "$t1 - $t0 <= $max" | bc)" = 1 ]
 }
 

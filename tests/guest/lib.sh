@@ -371,6 +371,9 @@ gh_boot()
 	: > "$run/serial.log"
 	: > "$run/results.log"
 	echo "$ver" > "$run/kernel"
+	# serial.ts: each console line with the host time it came out at
+	python3 "$GH_ROOT/tests/guest/serial_ts.py" "$run/serial.log" "$run/serial.ts" &
+	local stamper=$!
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp "$GH_SMP" -no-reboot -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
@@ -383,6 +386,9 @@ gh_boot()
 		-netdev hubport,id=w2,hubid=1 \
 		-device virtio-net-pci,netdev=w2,mac=$GH_WIRE_MAC2 \
 		"$@" > "$run/qemu.log" 2>&1 || rc=$?
+	echo "$(date +%s.%N) QEMU exited with $rc" > "$run/qemu.exit"
+	kill "$stamper" 2>/dev/null || true
+	wait "$stamper" 2>/dev/null || true
 	sed -i 's/\r$//' "$run/serial.log" "$run/results.log"
 	return $rc
 }
