@@ -31,23 +31,6 @@ struct retain {
 	_Atomic uint64_t by_size;
 };
 
-/* The database file's and its -wal and -shm files' bytes. */
-static uint64_t files_bytes(const char *path)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	char p[4096];
-	struct stat sb;
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		if (!stat(p, &sb))
-			n += sb.st_size;
-	}
-	return n;
-}
-
 static void prune_now(struct daemon *d, bool by_age)
 {
 	struct retain *rt = d->retain;
@@ -95,7 +78,8 @@ static void *retain_main(void *arg)
 		pthread_mutex_unlock(&rt->lock);
 		now = mono_ms();
 		over = d->cfg.max_store_bytes &&
-		       files_bytes(rt->path) > d->cfg.max_store_bytes;
+		       nstore_file_bytes(rt->path) >
+		       (int64_t)d->cfg.max_store_bytes;
 		if (now >= next_age || over) {
 			prune_now(d, now >= next_age);
 			if (now >= next_age)

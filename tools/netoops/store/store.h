@@ -281,6 +281,13 @@ static inline int nstore_last_id(struct nstore *st, int64_t *ret)
 	return st->ops->last_id(st, ret);
 }
 
+/*
+ * Bytes a SQLite store at @path takes on disk: the database file and its
+ * -wal and -shm files (absent ones count 0); -1 if the database is absent
+ * (store_sqlite.c).
+ */
+int64_t nstore_file_bytes(const char *path);
+
 /* Record helpers (store.c). */
 void nstore_filter_init(struct nstore_filter *f);
 struct nstore_dump *nstore_dump_new(void);

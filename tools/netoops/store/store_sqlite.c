@@ -860,11 +860,7 @@ out:
 	return rc;
 }
 
-/*
- * Bytes of the database file and of its -wal and -shm files (absent ones
- * count 0): what the store takes on disk.  -1 if the database is not there.
- */
-static int64_t files_bytes(const struct sqlite_store *s)
+int64_t nstore_file_bytes(const char *path)
 {
 	static const char *const sfx[] = { "-wal", "-shm" };
 	char side[PATH_MAX];
@@ -872,15 +868,21 @@ static int64_t files_bytes(const struct sqlite_store *s)
 	int64_t n;
 	size_t i;
 
-	if (stat(s->path, &sb))
+	if (stat(path, &sb))
 		return -1;
 	n = sb.st_size;
 	for (i = 0; i < 2; i++) {
-		if (snprintf(side, sizeof(side), "%s%s", s->path, sfx[i]) <
+		if (snprintf(side, sizeof(side), "%s%s", path, sfx[i]) <
 		    (int)sizeof(side) && !stat(side, &sb))
 			n += sb.st_size;
 	}
 	return n;
+}
+
+/* What the store takes on disk, see nstore_file_bytes(). */
+static int64_t files_bytes(const struct sqlite_store *s)
+{
+	return nstore_file_bytes(s->path);
 }
 
 static int sqlite_stats(struct nstore *base, struct nstore_stats *ret)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,4 +199,20 @@ json_t *harness_find_dump(json_t *list, const uint8_t boot[16])
 			    hex))
 			return d;
 	return NULL;
+}
+
+int64_t harness_disk_bytes(const char *db)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char p[4096];
+	struct stat sb;
+	int64_t n = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", db, sfx[i]);
+		if (!stat(p, &sb))
+			n += sb.st_size;
+	}
+	return n;
 }

@@ -62,5 +62,10 @@ json_t *harness_cli_json_status(const char *db, const char *args,
 				int status);
 /* The dump of @boot in the output of `netoops list --json`, or NULL. */
 json_t *harness_find_dump(json_t *list, const uint8_t boot[16]);
+/*
+ * Bytes of @db with its -wal and -shm files, as stat() sees them: the
+ * tests' own count, to check the store's against.
+ */
+int64_t harness_disk_bytes(const char *db);
 
 #endif

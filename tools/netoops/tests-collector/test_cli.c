@@ -123,22 +123,6 @@ static int cli(const char *db, const char *args, char *out, size_t cap)
 	return WEXITSTATUS(st);
 }
 
-/* Size of @db with its -wal and -shm files, as stat() sees them. */
-static int64_t disk_bytes(const char *db)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	char p[192];
-	struct stat sb;
-	int64_t n = 0;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", db, sfx[i]);
-		if (!stat(p, &sb))
-			n += sb.st_size;
-	}
-	return n;
-}
 
 /* Line @i (0-based) of @text, without its newline, into @buf. */
 static const char *line_of(const char *text, int i, char *buf, size_t len)
@@ -372,7 +356,7 @@ static void test_prune(void **state)
 		put_dump(st, k, "h", "6.12", "s", now - (300 - k) * 1000,
 			 8192, NULL);
 	nstore_close(st);
-	assert_true(disk_bytes(db2) > 2 << 20);
+	assert_true(harness_disk_bytes(db2) > 2 << 20);
 	assert_int_equal(cli(db2, "prune --max-bytes 1M --json", out,
 			     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
@@ -388,7 +372,7 @@ static void test_prune(void **state)
 	assert_true(k * 8192 > (1 << 20) / 2);
 	json_decref(j);
 	/* the CLI has closed the store: what is on disk now */
-	assert_true(disk_bytes(db2) <= 1 << 20);
+	assert_true(harness_disk_bytes(db2) <= 1 << 20);
 	assert_int_equal(cli(db2, "list --json --no-log --limit 1", out,
 			     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
@@ -607,7 +591,7 @@ static void test_daemon_retention(void **state)
 			 now - 3600000 + k * 1000, 8192, NULL);
 	nstore_close(st);
 	newest = now - 3600000 + 504 * 1000;
-	assert_true(disk_bytes(r.db) > 4 << 20);
+	assert_true(harness_disk_bytes(r.db) > 4 << 20);
 
 	start_daemon(&r, extra);
 	age = harness_wait_metric(r.mport,
@@ -629,8 +613,8 @@ static void test_daemon_retention(void **state)
 	print_message("retention: deleted %g by age, %g by size\n", age,
 		      size);
 	print_message("retention: %lld bytes on disk after netoopsd\n",
-		      (long long)disk_bytes(r.db));
-	assert_true(disk_bytes(r.db) <= 2 << 20);
+		      (long long)harness_disk_bytes(r.db));
+	assert_true(harness_disk_bytes(r.db) <= 2 << 20);
 	assert_int_equal(cli(r.db, "stats --json", out, sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_true(json_integer_value(json_object_get(j, "file_bytes")) <=

@@ -27,6 +27,7 @@
 #include <linux/netoops.h>
 
 #include "store/store.h"
+#include "harness.h"
 
 struct fx {
 	char dir[64];
@@ -719,22 +720,6 @@ static int seen_cb(const struct nstore_dump *d, void *arg)
 	return 0;
 }
 
-/* Size of @path and of its -wal and -shm files, as stat() sees them. */
-static int64_t disk_bytes(const char *path)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	char p[192];
-	struct stat sb;
-	int64_t n = 0;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		if (!stat(p, &sb))
-			n += sb.st_size;
-	}
-	return n;
-}
 
 /* Dumps 0..9 received 0..9 days ago (plus an hour): prune by age removes
  * exactly those older than the limit, and the buckets count what is left.
@@ -838,7 +823,7 @@ static void prune_size(struct fx *f, bool old_format)
 		assert_int_equal(nstore_open(f->path, NSTORE_SYNC_NORMAL,
 					     &f->st), 0);
 	}
-	before = disk_bytes(f->path);
+	before = harness_disk_bytes(f->path);
 	assert_true(before > 4 * max);
 	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
 	print_message("prune %s: %lld -> %lld bytes on disk, %ld dumps"
@@ -848,7 +833,7 @@ static void prune_size(struct fx *f, bool old_format)
 	assert_int_equal(res.by_age, 0);
 	assert_int_equal(res.bytes_before, before);
 	assert_true(res.bytes_after <= max);
-	assert_int_equal(disk_bytes(f->path), res.bytes_after);
+	assert_int_equal(harness_disk_bytes(f->path), res.bytes_after);
 	assert_int_equal(nstore_stats(f->st, &stats), 0);
 	assert_int_equal(stats.file_bytes, res.bytes_after);
 	/* The newest stayed, and not needlessly few of them. */
@@ -894,7 +879,7 @@ static void test_stats_wal(void **state)
 	assert_int_equal(stat(wal, &w), 0);
 	assert_true(w.st_size > 65536);	/* not checkpointed yet */
 	assert_int_equal(nstore_stats(f->st, &s), 0);
-	assert_int_equal(s.file_bytes, disk_bytes(f->path));
+	assert_int_equal(s.file_bytes, harness_disk_bytes(f->path));
 	assert_true(s.file_bytes > db.st_size + 65536);
 }
 
