@@ -49,21 +49,15 @@ print(d.get("src") or "")' "$f")
 }
 
 # Guest: the multi-queue NIC up, t1 on it, t0 (eth0) disabled.
-mq_setup='w=""
-for d in /sys/class/net/*; do
-	[ "$(cat $d/address)" = "'$mq_mac'" ] && w=${d##*/}
-done
-[ -n "$w" ] || { echo "CT-ERROR no NIC with the multi-queue MAC"; exit 1; }
+mq_setup='g_nic_up '$mq_mac' 10.9.0.2/24 ||
+	{ echo "CT-ERROR the multi-queue NIC did not come up"; exit 1; }
+w=$G_NIC
 n=$(ls -d /sys/class/net/$w/queues/tx-* | wc -l)
 [ "$n" -ge 2 ] || { echo "CT-ERROR $w has $n tx queue(s)"; exit 1; }
 echo "ID mq=$w txqs=$n"
 for q in /sys/class/net/$w/queues/tx-*; do
 	echo "ID ${q##*/} xps_cpus=$(cat $q/xps_cpus 2>/dev/null)"
 done
-echo 1 > /proc/sys/net/ipv6/conf/$w/disable_ipv6
-ip link set "$w" up
-ip addr add 10.9.0.2/24 dev "$w"
-g_wait_for 10 g__carrier "$w" || { echo "CT-ERROR no carrier on $w"; exit 1; }
 t1=/sys/kernel/config/netoops/t1
 mkdir $t1 && echo "$w" > $t1/dev_name && echo 10.9.0.1 > $t1/remote_ip &&
 	cat /sys/kernel/config/netoops/t0/remote_port > $t1/remote_port &&

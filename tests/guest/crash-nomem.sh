@@ -32,10 +32,5 @@ nomem_alloc_check()
 
 export CT_MODULE=netoops_crashtest CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 export CT_EXPECT_DUMPS=1 CT_EXTRA_CHECK=nomem_alloc_check
-ct_main nomem "$1" 'echo on > /proc/sys/kernel/printk_devkmsg || { echo "CT-ERROR cannot let /dev/kmsg through"; exit 1; }
-i=0
-while [ $i -lt 96 ]; do
-	echo "<7>nomem-fill $i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg
-	i=$((i + 1))
-done
+ct_main nomem "$1" 'g_fill_log 96 nomem-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
 echo panic_nomem > /proc/netoops_crashtest'

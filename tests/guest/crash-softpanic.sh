@@ -37,12 +37,7 @@ PY
 
 export CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 export CT_EXPECT_PARTIAL=soft CT_EXTRA_CHECK=softpanic_check
-ct_main softpanic "$1" 'echo on > /proc/sys/kernel/printk_devkmsg || { echo "CT-ERROR cannot let /dev/kmsg through"; exit 1; }
-i=0
-while [ $i -lt 96 ]; do
-	echo "<7>softpanic-fill $i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg
-	i=$((i + 1))
-done
+ct_main softpanic "$1" 'g_fill_log 96 softpanic-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
 echo 10000 > /sys/module/netoops/parameters/pace_us
 echo 4 > /sys/module/netoops/parameters/repeat
 tx=/sys/class/net/eth0/statistics/tx_packets

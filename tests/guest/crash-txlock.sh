@@ -24,16 +24,10 @@ source "$(dirname "$0")/crash-lib.sh"
 export CT_MODULE=netoops_crashtest CT_BOOT_TIMEOUT=${CT_BOOT_TIMEOUT:-180}
 
 # Guest shell: bring the first wired NIC up and point target t1 at it.
-second_target='w=""
-for d in /sys/class/net/*; do
-	[ "$(cat $d/address)" = "$(cut -d" " -f1 /etc/netoops-wire)" ] && w=${d##*/}
-done
-[ -n "$w" ] || { echo "CT-ERROR no wired NIC"; exit 1; }
-# nothing but the dump is to be sent there: its lock may stay held
-echo 1 > /proc/sys/net/ipv6/conf/$w/disable_ipv6
-ip link set "$w" up
-ip addr add 192.0.2.1/24 dev "$w"
-g_wait_for 10 g__carrier "$w" || { echo "CT-ERROR no carrier on $w"; exit 1; }
+# (nothing but the dump is to be sent there: its lock may stay held)
+second_target='g_nic_up "$(cut -d" " -f1 /etc/netoops-wire)" 192.0.2.1/24 ||
+	{ echo "CT-ERROR the wired NIC did not come up"; exit 1; }
+w=$G_NIC
 t1=/sys/kernel/config/netoops/t1
 mkdir $t1 && echo "$w" > $t1/dev_name && echo 192.0.2.2 > $t1/remote_ip &&
 	echo 6666 > $t1/remote_port && echo 1 > $t1/enabled ||

@@ -71,15 +71,9 @@ wedge_check()
 
 export CT_LOG_MODE=panic CT_EXPECT_REASON=panic CT_EXTRA_CHECK=wedge_check
 export CT_EXPECT_DUMPS=1
-ct_main wedge "$1" 'w=""
-for d in /sys/class/net/*; do
-	[ "$(cat $d/address)" = "'$wedge_mac'" ] && w=${d##*/}
-done
-[ -n "$w" ] || { echo "CT-ERROR no NIC with the wedge MAC"; exit 1; }
-echo 1 > /proc/sys/net/ipv6/conf/$w/disable_ipv6
-ip link set "$w" up
-ip addr add 198.51.100.1/24 dev "$w"
-g_wait_for 10 g__carrier "$w" || { echo "CT-ERROR no carrier on $w"; exit 1; }
+ct_main wedge "$1" 'g_nic_up '$wedge_mac' 198.51.100.1/24 ||
+	{ echo "CT-ERROR the NIC to wedge did not come up"; exit 1; }
+w=$G_NIC
 /sbin/ip neigh replace 198.51.100.2 lladdr 52:54:00:00:5e:0a dev "$w" nud permanent
 for s in netoops netconsole; do
 	d=/sys/kernel/config/$s/w1

@@ -22,8 +22,6 @@ g_setup_net()
 		mount -t configfs configfs "$CFS" 2>/dev/null
 	# 6.1: virtio_pci is a module that virtio_net does not pull in
 	modprobe virtio_pci 2>/dev/null
-	# 6.1 builds virtio_pci as a module; virtio_net does not pull it in.
-	modprobe virtio_pci 2>/dev/null
 	modprobe virtio_net || return 1
 	ip link set lo up
 	g_wait_for 10 test -e /sys/class/net/eth0 || return 1
@@ -31,6 +29,37 @@ g_setup_net()
 	ip addr add 10.0.2.15/24 dev eth0
 	ip route add default via 10.0.2.2
 	g_wait_for 10 g__carrier eth0
+}
+
+# g_nic_up MAC ADDR/LEN: bring up the NIC whose address is MAC, with IPv6
+# off (nothing but what the test sends goes out) and ADDR, and wait for its
+# carrier.  Sets G_NIC to its name; prints why and returns 1 if it cannot.
+g_nic_up()
+{
+	G_NIC=""
+	for _d in /sys/class/net/*; do
+		[ "$(cat "$_d/address")" = "$1" ] && G_NIC=${_d##*/}
+	done
+	[ -n "$G_NIC" ] || { g_log "no NIC with address $1"; return 1; }
+	echo 1 > "/proc/sys/net/ipv6/conf/$G_NIC/disable_ipv6"
+	ip link set "$G_NIC" up && ip addr add "$2" dev "$G_NIC" || return 1
+	g_wait_for 10 g__carrier "$G_NIC" || {
+		g_log "no carrier on $G_NIC"
+		return 1
+	}
+}
+
+# g_fill_log N TAG: log N lines of about 1000 random characters at debug
+# level (kept out of the console), so that a dump needs many datagrams.
+g_fill_log()
+{
+	echo on > /proc/sys/kernel/printk_devkmsg || return 1
+	_i=0
+	while [ $_i -lt "$1" ]; do
+		echo "<7>$2 $_i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg ||
+			return 1
+		_i=$((_i + 1))
+	done
 }
 
 g__carrier()
