@@ -547,12 +547,12 @@ static void nc_write_msg(netpoll_target_fn fn, const char *text,
 	if (oops_only && !oops_in_progress) {
 		/* Nothing to send, but the crash path is over. */
 		if (READ_ONCE(nc_crash_latched))
-			netpoll_targets_for_each_enabled(&nc_targets,
-							 nc_crash_unlatch,
-							 NULL, 0);
+			netpoll_targets_walk_enabled(&nc_targets,
+						     nc_crash_unlatch,
+						     NULL, 0);
 		return;
 	}
-	netpoll_targets_for_each_enabled(&nc_targets, fn, &m, 0);
+	netpoll_targets_walk_enabled(&nc_targets, fn, &m, 0);
 }
 
 static void nc_write(struct console *con, const char *text, unsigned int len)

@@ -812,9 +812,9 @@ static int npt_netdev_event(struct notifier_block *nb, unsigned long event,
 /* ---------------------------------------------------------------------- */
 /* senders                                                                */
 
-int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
-				     netpoll_target_fn fn, void *data,
-				     unsigned int flags)
+int netpoll_targets_walk_enabled(struct netpoll_targets *nts,
+				 netpoll_target_fn fn, void *data,
+				 unsigned int flags)
 {
 	struct netpoll_target *nt;
 	unsigned long irqflags;
@@ -850,7 +850,7 @@ int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
 	spin_unlock_irqrestore(&nts->lock, irqflags);
 	return visited;
 }
-EXPORT_SYMBOL_GPL(netpoll_targets_for_each_enabled);
+EXPORT_SYMBOL_GPL(netpoll_targets_walk_enabled);
 
 /* The first ENABLED target not visited in walk @gen, pinned; under @lock. */
 static struct netpoll_target *npt_pin_next(struct netpoll_targets *nts,
@@ -870,8 +870,8 @@ static struct netpoll_target *npt_pin_next(struct netpoll_targets *nts,
 	return NULL;
 }
 
-int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
-					    netpoll_target_fn fn, void *data)
+int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
+					netpoll_target_fn fn, void *data)
 {
 	struct netpoll_target *nt;
 	unsigned long flags;
@@ -907,7 +907,7 @@ int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
 	mutex_unlock(&nts->pin_mutex);
 	return visited;
 }
-EXPORT_SYMBOL_GPL(netpoll_targets_for_each_enabled_pinned);
+EXPORT_SYMBOL_GPL(netpoll_targets_walk_enabled_pinned);
 
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len)

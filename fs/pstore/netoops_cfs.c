@@ -333,7 +333,7 @@ static int netoops_auth_mac(void *ctx, const void *buf, size_t len,
 
 /**
  * netoops_target_auth() - sign a target's dumps if it has a key
- * @nt:		an enabled target, from a netoops_for_each_target() callback
+ * @nt:		an enabled target, from a netoops_walk_targets() callback
  * @o:		encoder options: mac, mac_ctx and key_id are set, or left
  *		as they are when the target has no key
  * @soft:	for a soft dump, which has a descriptor of its own
@@ -528,7 +528,7 @@ static int netoops_target_resize_fn(struct netpoll_target *nt, void *data)
  */
 void netoops_resize_pools(void)
 {
-	netoops_for_each_target(netoops_target_resize_fn, NULL, false);
+	netoops_walk_targets(netoops_target_resize_fn, NULL, false);
 }
 
 static void netoops_nt_enabled(struct netpoll_target *nt)
@@ -631,31 +631,31 @@ int netoops_put_userfields(struct netpoll_target *nt,
 }
 
 /**
- * netoops_for_each_target() - run @fn on every enabled netoops target
+ * netoops_walk_targets() - run @fn on every enabled netoops target
  * @fn:		callback, with the targets' lock held and interrupts off
  * @data:	its cookie
  * @crash:	crash path: the lock is only tried (about a millisecond)
  *
  * Return: targets visited, or -EBUSY if the lock could not be taken.
  */
-int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash)
+int netoops_walk_targets(netpoll_target_fn fn, void *data, bool crash)
 {
-	return netpoll_targets_for_each_enabled(&netoops_targets, fn, data,
-						crash ? NETPOLL_TARGETS_CRASH : 0);
+	return netpoll_targets_walk_enabled(&netoops_targets, fn, data,
+					    crash ? NETPOLL_TARGETS_CRASH : 0);
 }
 
 /**
- * netoops_for_each_target_pinned() - run @fn on every enabled target, in
+ * netoops_walk_targets_pinned() - run @fn on every enabled target, in
  *	process context and without the targets' lock
  * @fn:		callback; may sleep, turns interrupts off around each send
  * @data:	its cookie
  *
  * Return: targets visited.
  */
-int netoops_for_each_target_pinned(netpoll_target_fn fn, void *data)
+int netoops_walk_targets_pinned(netpoll_target_fn fn, void *data)
 {
-	return netpoll_targets_for_each_enabled_pinned(&netoops_targets, fn,
-						       data);
+	return netpoll_targets_walk_enabled_pinned(&netoops_targets, fn,
+						   data);
 }
 
 int netoops_cfs_init(const char *cmdline_targets)

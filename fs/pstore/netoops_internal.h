@@ -157,8 +157,8 @@ int netoops_put_regs(struct netoops_tlv_buf *b, bool crash);
 /* netoops_cfs.c */
 int netoops_cfs_init(const char *cmdline_targets);
 void netoops_cfs_exit(void);
-int netoops_for_each_target(netpoll_target_fn fn, void *data, bool crash);
-int netoops_for_each_target_pinned(netpoll_target_fn fn, void *data);
+int netoops_walk_targets(netpoll_target_fn fn, void *data, bool crash);
+int netoops_walk_targets_pinned(netpoll_target_fn fn, void *data);
 int netoops_put_userfields(struct netpoll_target *nt,
 			   struct netoops_tlv_buf *b, bool crash);
 void netoops_target_auth(struct netpoll_target *nt,

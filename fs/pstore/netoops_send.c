@@ -375,8 +375,8 @@ static int netoops_send_fec(struct netoops_tx *tx, struct netoops_txbuf *tb)
 		tx->fec_len = tb->fec_len;
 	}
 	if (!tx->d->crash)
-		return netoops_for_each_target_pinned(netoops_target_dump, tx);
-	return netoops_for_each_target(netoops_target_dump, tx, true);
+		return netoops_walk_targets_pinned(netoops_target_dump, tx);
+	return netoops_walk_targets(netoops_target_dump, tx, true);
 }
 
 /**
@@ -438,7 +438,7 @@ int netoops_send_dump(const struct netoops_dump *d, struct netoops_txbuf *tb)
 	} else {
 		/* the FEC buffer is being replaced: send without parity */
 		atomic64_inc(&netoops_stats.fec_busy);
-		ret = netoops_for_each_target(netoops_target_dump, &tx, true);
+		ret = netoops_walk_targets(netoops_target_dump, &tx, true);
 	}
 	if (ret < 0 || !tx.sent_to) {
 		atomic64_inc(&netoops_stats.skipped);

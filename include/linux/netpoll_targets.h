@@ -79,7 +79,7 @@ enum netpoll_target_state {
  * @state:	&enum netpoll_target_state; written under @nts->lock (and,
  *		except by the netdev notifier, with @nts->mutex held)
  * @pinned:	process-context senders using the target without @nts->lock
- *		(netpoll_targets_for_each_enabled_pinned()); under @nts->lock
+ *		(netpoll_targets_walk_enabled_pinned()); under @nts->lock
  * @pin_gen:	the last pinned walk that visited the target; under @nts->lock
  * @xmit_stalls: datagrams in a row whose device did not drain netpoll's
  *		backlog in time, outside a crash; under @nts->lock
@@ -155,7 +155,7 @@ struct netpoll_targets_ops {
  * @lock:	protects @list and every target's @state.  A spinlock taken
  *		with interrupts off because senders run from printk and
  *		pstore in any context; crash-path senders only ever try it
- *		(netpoll_targets_for_each_enabled()).
+ *		(netpoll_targets_walk_enabled()).
  * @mutex:	serialises configuration: configfs stores, enable/disable,
  *		mkdir/rmdir, resume.  Lock order: @mutex, then RTNL, then
  *		@lock.  Never taken by the netdev notifier (which runs under
@@ -169,7 +169,7 @@ struct netpoll_targets_ops {
  * @target_attrs: the merged attribute array of @target_type
  * @nb:		netdevice notifier
  * @unpinned:	where disabling a target waits until no process-context
- *		sender has it pinned (netpoll_targets_for_each_enabled_pinned())
+ *		sender has it pinned (netpoll_targets_walk_enabled_pinned())
  * @pin_mutex:	one pinned walk at a time
  * @pin_gen:	number of the current pinned walk; protected by @lock
  * @registered:	netpoll_targets_register() succeeded
@@ -200,20 +200,20 @@ struct netpoll_targets {
 };
 
 /**
- * typedef netpoll_target_fn - callback of netpoll_targets_for_each_enabled()
+ * typedef netpoll_target_fn - callback of netpoll_targets_walk_enabled()
  * @nt:		an ENABLED target
  * @data:	the caller's cookie
  *
- * From netpoll_targets_for_each_enabled(), runs with &netpoll_targets.lock
+ * From netpoll_targets_walk_enabled(), runs with &netpoll_targets.lock
  * held and interrupts disabled: must not sleep, allocate with GFP_KERNEL,
  * or take &netpoll_targets.mutex.  From
- * netpoll_targets_for_each_enabled_pinned(), runs in process context.
+ * netpoll_targets_walk_enabled_pinned(), runs in process context.
  *
  * Return: 0 to continue, non-zero to stop the iteration.
  */
 typedef int (*netpoll_target_fn)(struct netpoll_target *nt, void *data);
 
-/* flags of netpoll_targets_for_each_enabled() */
+/* flags of netpoll_targets_walk_enabled() */
 #define NETPOLL_TARGETS_CRASH	0x1	/* crash path: only try the lock */
 
 /**
@@ -255,7 +255,7 @@ void netpoll_targets_unregister(struct netpoll_targets *nts);
 int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param);
 
 /**
- * netpoll_targets_for_each_enabled() - call @fn for every ENABLED target
+ * netpoll_targets_walk_enabled() - call @fn for every ENABLED target
  * @nts:	the set
  * @fn:		callback, see &netpoll_target_fn
  * @data:	cookie for @fn
@@ -271,12 +271,12 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param);
  * Return: the number of targets visited, or -EBUSY if the lock could not
  * be taken.
  */
-int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
-				     netpoll_target_fn fn, void *data,
-				     unsigned int flags);
+int netpoll_targets_walk_enabled(struct netpoll_targets *nts,
+				 netpoll_target_fn fn, void *data,
+				 unsigned int flags);
 
 /**
- * netpoll_targets_for_each_enabled_pinned() - call @fn for every ENABLED
+ * netpoll_targets_walk_enabled_pinned() - call @fn for every ENABLED
  *	target, without the set's lock
  * @nts:	the set
  * @fn:		callback; runs in process context with interrupts on and may
@@ -292,8 +292,8 @@ int netpoll_targets_for_each_enabled(struct netpoll_targets *nts,
  *
  * Return: the number of targets visited.
  */
-int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
-					    netpoll_target_fn fn, void *data);
+int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
+					netpoll_target_fn fn, void *data);
 
 /**
  * netpoll_target_send() - send one UDP datagram to a target
@@ -309,7 +309,7 @@ int netpoll_targets_for_each_enabled_pinned(struct netpoll_targets *nts,
  * not taken in time, until one is again.  netpoll allocates the skb
  * (GFP_ATOMIC, else from its pool); no sleeping, no printk.  Must be
  * called with interrupts disabled (as inside
- * netpoll_targets_for_each_enabled()).
+ * netpoll_targets_walk_enabled()).
  *
  * Return: 0 if the datagram was handed to the device, or a negative errno
  * (-ENETDOWN when the target is not usable, -EDEADLK when a lock the
