@@ -261,6 +261,34 @@ unsigned int netoops_target_pool_want(struct netpoll_target *nt,
 	return 2 * most;
 }
 
+/*
+ * Send the datagram of @len bytes in @tx's buffer to @nt.  A crash dump
+ * goes out in the target's preallocated skbs.  A soft dump runs in process
+ * context with the target pinned: netpoll allocates the skb, interrupts
+ * are off for this datagram only, and -ECANCELED says that a crash dump
+ * has started since.
+ */
+static int netoops_send_pkt(struct netpoll_target *nt, struct netoops_tx *tx,
+			    int len)
+{
+	unsigned long flags;
+	int err;
+
+	touch_nmi_watchdog();
+	if (tx->d->crash)
+		return netpoll_xmit_udp_pooled(&nt->np, netoops_target_pool(nt),
+					       tx->tb->pkt, len,
+					       netoops_xmit_timeout_us, true);
+	if (atomic_read(&netoops_crash_seq) != tx->crash_seq)
+		return -ECANCELED;
+	local_irq_save(flags);
+	err = netpoll_xmit_udp(&nt->np, tx->tb->pkt, len,
+			       netoops_xmit_timeout_us, false);
+	local_irq_restore(flags);
+	cond_resched();
+	return err;
+}
+
 static int netoops_target_dump(struct netpoll_target *nt, void *data)
 {
 	struct netpoll_xmit_pool *pool = netoops_target_pool(nt);
@@ -268,7 +296,6 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 	struct netoops_txbuf *tb = tx->tb;
 	unsigned int r, bad = 0;
 	struct netoops_enc enc;
-	unsigned long flags;
 	bool any = false;
 	int len, err, stop = 0;
 
@@ -299,30 +326,10 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 				stop = 1;	/* dump budget spent */
 				goto out;
 			}
-			touch_nmi_watchdog();
-			if (tx->d->crash) {
-				err = netpoll_xmit_udp_pooled(&nt->np, pool,
-							      tb->pkt, len,
-							      netoops_xmit_timeout_us,
-							      true);
-			} else {
-				/*
-				 * A soft dump: process context, the target
-				 * pinned.  It leaves the pool to crashes and
-				 * keeps interrupts off one datagram at a time;
-				 * a crash dump that started meanwhile ends it.
-				 */
-				if (atomic_read(&netoops_crash_seq) !=
-				    tx->crash_seq) {
-					stop = 1;
-					goto out;
-				}
-				local_irq_save(flags);
-				err = netpoll_xmit_udp(&nt->np, tb->pkt, len,
-						       netoops_xmit_timeout_us,
-						       false);
-				local_irq_restore(flags);
-				cond_resched();
+			err = netoops_send_pkt(nt, tx, len);
+			if (err == -ECANCELED) {
+				stop = 1;	/* a crash dump started */
+				goto out;
 			}
 			if (err == -EDEADLK) {
 				/* never call into a driver whose lock is stuck */
