@@ -243,15 +243,29 @@ static bool nx_backlog_is_ours(void)
 	return irqs_disabled() || oops_in_progress;
 }
 
+/*
+ * Whether @txq takes a packet.  With @drv, only the driver's stop counts,
+ * not byte queue limits': BQL's stop lifts when completions are reaped,
+ * which a crash dump that may not poll the device (a stopped CPU holds
+ * another queue's lock) only gets from the driver's own transmit (as
+ * virtio-net reaps in ndo_start_xmit).  The ring's room is the driver's
+ * stop; direct transmit (dev_direct_xmit()) ignores BQL the same way.
+ */
+static bool nx_txq_runs(const struct netdev_queue *txq, bool drv)
+{
+	return drv ? !netif_xmit_frozen_or_drv_stopped(txq) :
+		     !netif_xmit_frozen_or_stopped(txq);
+}
+
 /* Hand @skb to the driver if @txq's lock is free and the queue runs. */
 static netdev_tx_t nx_start_xmit(struct sk_buff *skb, struct net_device *dev,
-				 struct netdev_queue *txq)
+				 struct netdev_queue *txq, bool drv)
 {
 	netdev_tx_t rc = NETDEV_TX_BUSY;
 
 	if (!HARD_TX_TRYLOCK(dev, txq))
 		return rc;
-	if (!netif_xmit_frozen_or_stopped(txq))
+	if (nx_txq_runs(txq, drv))
 		rc = netdev_start_xmit(skb, dev, txq, false);
 	HARD_TX_UNLOCK(dev, txq);
 	return rc;
@@ -300,7 +314,7 @@ static bool nx_flush_backlog(struct net_device *dev,
 		}
 
 		local_irq_save(flags);
-		rc = nx_start_xmit(skb, dev, txq);
+		rc = nx_start_xmit(skb, dev, txq, false);
 		local_irq_restore(flags);
 
 		if (!dev_xmit_complete(rc)) {
@@ -347,7 +361,7 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 	if (!empty || !need_txq)
 		return empty ? 0 : -EAGAIN;
 	if (txq)
-		return netif_xmit_frozen_or_stopped(txq) ? -EAGAIN : 0;
+		return nx_txq_runs(txq, true) ? 0 : -EAGAIN;
 	return nx_txqs_ready(dev) ? 0 : -EAGAIN;
 }
 
@@ -833,7 +847,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			err = -EDEADLK;
 		if (!err) {
 			local_irq_save(flags);
-			rc = nx_start_xmit(skb, dev, txq);
+			rc = nx_start_xmit(skb, dev, txq, true);
 			local_irq_restore(flags);
 			if (dev_xmit_complete(rc))
 				break;
