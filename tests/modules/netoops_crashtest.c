@@ -41,10 +41,9 @@
  *                     holds the lock (the lock stays held: DEV is dead
  *                     for transmit afterwards)
  *   release           end hold_txq
- *   panic_nmi         arm an NMI handler that panics on CPU 0 at the next
- *                     NMI there (x86; "echo l > /proc/sysrq-trigger" on
- *                     another CPU sends one): a panic in NMI context, as
- *                     the hard-lockup detector's
+ *   panic_nmi         from another CPU: arm an NMI handler that panics on
+ *                     CPU 0 and send CPU 0 an NMI (x86): a panic in NMI
+ *                     context, as the hard-lockup detector's
  *   wait_txq_stopped DEV  return once DEV's tx queue 0 is stopped (its
  *                     device no longer takes what is queued), or fail
  *                     with ETIMEDOUT after 60 s
@@ -73,6 +72,7 @@
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #ifdef CONFIG_X86
+#include <asm/apic.h>
 #include <asm/nmi.h>
 #endif
 
@@ -316,7 +316,13 @@ static int ct_panic_nmi(void)
 			return err;
 		ct_nmi_registered = true;
 	}
+	if (get_cpu() == 0) {
+		put_cpu();
+		return -EINVAL;	/* the NMI is for CPU 0, from elsewhere */
+	}
 	atomic_set(&ct_nmi_armed, 1);
+	apic->send_IPI(0, NMI_VECTOR);
+	put_cpu();
 	return 0;
 }
 
