@@ -162,7 +162,7 @@ ct_crash_run()
 		return 1
 	fi
 	if [ "$rc" = 124 ]; then
-		echo "guest timed out"
+		ct__timeout_report
 		return 1
 	fi
 	if grep -q '^CT-ERROR' "$CT_DIR/results.log"; then
@@ -183,6 +183,23 @@ ct_crash_run()
 		return 1
 	fi
 	ct__check "$mode"
+}
+
+# ct__timeout_report: say where a guest that QEMU's timeout killed stood:
+# the last lines of its console, each with how long before the kill it
+# came out (serial.ts and qemu.exit are on the host's clock).
+ct__timeout_report()
+{
+	local kill
+
+	kill=$(cut -d' ' -f1 "$CT_DIR/qemu.exit" 2>/dev/null)
+	echo "guest timed out (QEMU killed by its timeout)$(
+		grep -q '^CT-TRIGGER' "$CT_DIR/results.log" && echo ', after the trigger')"
+	[ -n "$kill" ] && [ -s "$CT_DIR/serial.ts" ] || return 0
+	echo "last console lines, seconds before the kill:"
+	tail -n 5 "$CT_DIR/serial.ts" | while read -r t line; do
+		printf '  %7.1f %s\n' "$(echo "$kill - $t" | bc)" "$line"
+	done
 }
 
 # ct__udp_quiet FILE: true once FILE stopped growing for 300 ms.

@@ -32,5 +32,5 @@ nomem_alloc_check()
 
 export CT_MODULE=netoops_crashtest CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 export CT_EXPECT_DUMPS=1 CT_EXTRA_CHECK=nomem_alloc_check
-ct_main nomem "$1" 'g_fill_log 96 nomem-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
+ct_main nomem "$1" 'g_fill_log 100 nomem-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
 echo panic_nomem > /proc/netoops_crashtest'

@@ -37,7 +37,7 @@ PY
 
 export CT_LOG_MODE=panic CT_EXPECT_REASON=panic
 export CT_EXPECT_PARTIAL=soft CT_EXTRA_CHECK=softpanic_check
-ct_main softpanic "$1" 'g_fill_log 96 softpanic-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
+ct_main softpanic "$1" 'g_fill_log 100 softpanic-fill || { echo "CT-ERROR cannot fill the log"; exit 1; }
 echo 10000 > /sys/module/netoops/parameters/pace_us
 echo 4 > /sys/module/netoops/parameters/repeat
 tx=/sys/class/net/eth0/statistics/tx_packets

@@ -49,14 +49,16 @@ g_nic_up()
 	}
 }
 
-# g_fill_log N TAG: log N lines of about 1000 random characters at debug
-# level (kept out of the console), so that a dump needs many datagrams.
+# g_fill_log N TAG: log N lines of about 940 characters (920 of base64
+# random bytes) at debug level (kept out of the console), so that a dump
+# needs many datagrams.  6.1 refuses a /dev/kmsg write over 992 bytes
+# with EINVAL.
 g_fill_log()
 {
 	echo on > /proc/sys/kernel/printk_devkmsg || return 1
 	_i=0
 	while [ $_i -lt "$1" ]; do
-		echo "<7>$2 $_i $(head -c 740 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg ||
+		echo "<7>$2 $_i $(head -c 690 /dev/urandom | base64 | tr -d "\n")" > /dev/kmsg ||
 			return 1
 		_i=$((_i + 1))
 	done
