@@ -190,16 +190,20 @@ ct_crash_run()
 # came out (serial.ts and qemu.exit are on the host's clock).
 ct__timeout_report()
 {
-	local kill
+	local kill last=""
 
 	kill=$(cut -d' ' -f1 "$CT_DIR/qemu.exit" 2>/dev/null)
+	if [ -n "$kill" ] && [ -s "$CT_DIR/serial.ts" ]; then
+		echo "last console lines, seconds before the kill:"
+		tail -n 5 "$CT_DIR/serial.ts" | while read -r t line; do
+			printf '  %7.1f %s\n' "$(echo "$kill - $t" | bc)" "$line"
+		done
+		last=$(tail -n 1 "$CT_DIR/serial.ts" | cut -d' ' -f1)
+		last=", console silent for its last $(awk -v a="$kill" -v b="$last" \
+			'BEGIN { printf "%.1f", a - b }') s"
+	fi
 	echo "guest timed out (QEMU killed by its timeout)$(
-		grep -q '^CT-TRIGGER' "$CT_DIR/results.log" && echo ', after the trigger')"
-	[ -n "$kill" ] && [ -s "$CT_DIR/serial.ts" ] || return 0
-	echo "last console lines, seconds before the kill:"
-	tail -n 5 "$CT_DIR/serial.ts" | while read -r t line; do
-		printf '  %7.1f %s\n' "$(echo "$kill - $t" | bc)" "$line"
-	done
+		grep -q '^CT-TRIGGER' "$CT_DIR/results.log" && echo ', after the trigger')$last"
 }
 
 # ct__udp_quiet FILE: true once FILE stopped growing for 300 ms.
@@ -297,7 +301,9 @@ ct_report()
 	if [ $rc = 0 ]; then
 		gh_record "$name" pass
 	else
-		gh_record "$name" fail "evidence: $dir"
+		# the summary says why too: a CI log is often cut to its end
+		gh_record "$name" fail "$(echo "$out" | grep -v '^ *$' |
+			grep -v '^  ' | tail -n 1 | tr '\t' ' ' | cut -c1-160); evidence: $dir"
 	fi
 	return $rc
 }
