@@ -3,14 +3,17 @@
 #
 # crash-nmi.sh KERNEL - a panic in NMI context, as the hard-lockup
 # detector's would be (TCG emulates no PMU, so the detector itself cannot
-# run in these guests).  From CPU 1, netoops_crashtest arms an NMI handler
-# and sends CPU 0 an NMI; the handler panics there.  (CPU 1 returns to user
-# space with interrupts on, so panic() stops it with an IPI, not an NMI:
-# x86's NMI stop registers a handler from NMI context, which lockdep
-# reports against the kernel, not netoops.)  netoops then sends the dump from NMI context: the
-# dump must arrive complete and the guest must reboot (panic=1) rather than
-# hang until the harness' timeout.  "Rebooting in" is not on the console:
-# printk defers consoles in NMI context, and no interrupt comes to flush.
+# run in these guests).  From CPU 1, netoops_crashtest arms an NMI handler,
+# makes CPU 0 spin with interrupts off (as in a hard lockup) and sends it
+# an NMI; the handler panics there.  CPU 1 returns to user space with
+# interrupts on, so panic() stops it with an IPI.  (Were CPU 0 to hold a
+# lock CPU 1 spins on with interrupts off, panic() would need x86's NMI
+# stop, which registers a handler from NMI context: lockdep reports that
+# against the kernel, not netoops.)  netoops then sends the dump from NMI
+# context: the dump must arrive complete and the guest must reboot
+# (panic=1) rather than hang until the harness' timeout.  "Rebooting in" is
+# not on the console: printk defers consoles in NMI context, and no
+# interrupt comes to flush.
 set -euo pipefail
 source "$(dirname "$0")/crash-lib.sh"
 [ $# -eq 1 ] || gh_die "usage: $0 KERNEL"

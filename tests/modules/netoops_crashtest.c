@@ -42,7 +42,8 @@
  *                     for transmit afterwards)
  *   release           end hold_txq
  *   panic_nmi         from another CPU: arm an NMI handler that panics on
- *                     CPU 0 and send CPU 0 an NMI (x86): a panic in NMI
+ *                     CPU 0, make CPU 0 spin with interrupts off (an
+ *                     IPI), and send it an NMI (x86): a panic in NMI
  *                     context, as the hard-lockup detector's
  *   wait_txq_stopped DEV  return once DEV's tx queue 0 is stopped (its
  *                     device no longer takes what is queued), or fail
@@ -296,7 +297,10 @@ static int ct_wait_txq_stopped(const char *name)
 }
 
 #ifdef CONFIG_X86
+#define CT_NMI_WAIT_NS		(5 * NSEC_PER_SEC)
+
 static atomic_t ct_nmi_armed = ATOMIC_INIT(0);
+static atomic_t ct_nmi_spinning = ATOMIC_INIT(0);
 static bool ct_nmi_registered;
 
 static int ct_nmi(unsigned int type, struct pt_regs *regs)
@@ -306,8 +310,26 @@ static int ct_nmi(unsigned int type, struct pt_regs *regs)
 	panic("netoops_crashtest: requested panic in NMI context");
 }
 
+/*
+ * On CPU 0, from an IPI: interrupts off and no lock held, as in a hard
+ * lockup.  Wait there for the NMI, at most CT_NMI_WAIT_NS.  The NMI then
+ * never finds CPU 0 holding a lock CPU 1 spins on with interrupts off,
+ * which would leave panic() only x86's NMI stop for CPU 1.
+ */
+static void ct_nmi_spin(void *unused)
+{
+	u64 end = local_clock() + CT_NMI_WAIT_NS;
+
+	atomic_set(&ct_nmi_spinning, 1);
+	while (atomic_read(&ct_nmi_armed) && local_clock() < end)
+		cpu_relax();
+	atomic_set(&ct_nmi_armed, 0);
+	atomic_set(&ct_nmi_spinning, 0);
+}
+
 static int ct_panic_nmi(void)
 {
+	u64 end;
 	int err;
 
 	if (!ct_nmi_registered) {
@@ -321,9 +343,19 @@ static int ct_panic_nmi(void)
 		return -EINVAL;	/* the NMI is for CPU 0, from elsewhere */
 	}
 	atomic_set(&ct_nmi_armed, 1);
-	apic->send_IPI(0, NMI_VECTOR);
+	err = smp_call_function_single(0, ct_nmi_spin, NULL, 0);
+	end = local_clock() + CT_NMI_WAIT_NS;
+	while (!err && !atomic_read(&ct_nmi_spinning)) {
+		if (local_clock() > end)
+			err = -ETIMEDOUT;
+		cpu_relax();
+	}
+	if (!err)
+		apic->send_IPI(0, NMI_VECTOR);
+	else
+		atomic_set(&ct_nmi_armed, 0);
 	put_cpu();
-	return 0;
+	return err;
 }
 
 static void ct_nmi_unregister(void)
