@@ -153,6 +153,27 @@ nl_wait_for()
 	done
 }
 
+# nl_wait_progress STALL_S DONE_CMD PROGRESS_CMD: poll every 0.5 s until
+# DONE_CMD succeeds; return 1 once PROGRESS_CMD's output stayed the same
+# for STALL_S seconds.  For work whose length scales with the host (a
+# debug guest under emulation on a busy machine): a hang is work that
+# stops advancing, not work that takes long.
+nl_wait_progress()
+{
+	local stall=$1 done=$2 prog=$3 last now since=$SECONDS
+
+	last=$($prog 2>/dev/null)
+	until $done 2>/dev/null; do
+		sleep 0.5
+		now=$($prog 2>/dev/null)
+		if [ "$now" != "$last" ]; then
+			last=$now since=$SECONDS
+		elif [ $((SECONDS - since)) -ge "$stall" ]; then
+			return 1
+		fi
+	done
+}
+
 # nl_wait_grep FILE PATTERN TIMEOUT_S: wait until FILE contains PATTERN
 # (fixed string).
 nl_wait_grep()

@@ -66,9 +66,12 @@ dumper=$!
 	mkdir "$uf/k$i" 2>/dev/null && echo "v$i" > "$uf/k$i/value"
 	echo 0 > "$fl" 2>/dev/null || true
 	rmdir "$uf/k$i" 2>/dev/null || true
+	echo "$i" > "$NL_TMP/churn.at"
   done; echo "$CYCLES" > "$NL_TMP/churn.done" ) &
 churn=$!
-nl_wait_for 200 test -e "$NL_TMP/churn.done" || nl_fail "configuration churn did not finish"
+# a hang is churn that stops advancing, not a slow host
+nl_wait_progress 60 "test -e $NL_TMP/churn.done" "cat $NL_TMP/churn.at" ||
+	nl_fail "configuration churn stopped at cycle $(cat "$NL_TMP/churn.at" 2>/dev/null) of $CYCLES for 60 s (hang?)"
 nl_wait_for 60 test -e "$NL_TMP/dumper.done" || nl_fail "soft dumps did not stop"
 wait $dumper $churn 2>/dev/null || true
 dumper="" churn=""

@@ -4,8 +4,8 @@
 # netpoll_targets under concurrency: one process flips a target between
 # enabled and disabled, another creates and removes targets, a third logs
 # messages as fast as it can, all for a bounded number of rounds.  The
-# kernel must not warn, hang or crash, and afterwards the target still
-# delivers.
+# kernel must not warn, hang (no worker finishing a round for STALL_S, 60
+# s) or crash, and afterwards the target still delivers.
 source "$(dirname "$0")"/lib_netoops.sh
 
 nl_require_root
@@ -36,6 +36,7 @@ flipper()
 	for i in $(seq 1 "$ROUNDS"); do
 		echo 1 > "$dir/enabled" 2>/dev/null
 		echo 0 > "$dir/enabled" 2>/dev/null
+		echo "$i" > "$NL_TMP/flipper.at"
 	done
 	echo done > "$NL_TMP/flipper.done"
 }
@@ -48,6 +49,7 @@ churner()
 		mkdir "$d" && echo "$NL_DEV" > "$d/dev_name" &&
 			echo 192.0.2.2 > "$d/remote_ip" && echo 1 > "$d/enabled"
 		rmdir "$d"
+		echo "$i" > "$NL_TMP/churner.at"
 	done 2>/dev/null
 	echo done > "$NL_TMP/churner.done"
 }
@@ -57,10 +59,12 @@ logger_()
 
 	for i in $(seq 1 $((ROUNDS * 4))); do
 		echo "<6>conc $i $NL_TAG" > /dev/kmsg
+		echo "$i" > "$NL_TMP/logger.at"
 	done
 	echo done > "$NL_TMP/logger.done"
 }
 
+start=$SECONDS
 flipper & p1=$!
 churner & p2=$!
 logger_ & p3=$!
@@ -69,10 +73,17 @@ all_done()
 	[ -e "$NL_TMP/flipper.done" ] && [ -e "$NL_TMP/churner.done" ] &&
 		[ -e "$NL_TMP/logger.done" ]
 }
-if ! nl_wait_for 90 all_done; then
+# a hang is a worker that stops advancing, not a slow host
+progress()
+{
+	cat "$NL_TMP"/*.at | tr '\n' ' '
+}
+STALL_S=${STALL_S:-60}
+if ! nl_wait_progress "$STALL_S" all_done progress; then
 	kill "$p1" "$p2" "$p3" 2>/dev/null
-	nl_fail "concurrent workers did not finish in 90 s (hang?)"
+	nl_fail "concurrent workers made no progress for $STALL_S s (hang?); rounds done: $(progress)"
 fi
+nl_log "workers done in $((SECONDS - start)) s"
 wait "$p1" "$p2" "$p3" 2>/dev/null || true
 
 # nothing left half-way
