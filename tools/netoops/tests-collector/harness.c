@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netoopsd as a black box: the helpers test_e2e and test_durability share
+ * netoopsd as a black box: the helpers the suites that run it share
  * (harness.h).
  */
 #include <arpa/inet.h>
@@ -75,6 +75,56 @@ void harness_wait_ready(pid_t pid, const char *ready, const char *log,
 	assert_int_equal(fscanf(f, "port=%d\nmetrics_port=%d", ret_port,
 				ret_mport), 2);
 	fclose(f);
+}
+
+void harness_dir(struct harness_daemon *d, const char *tag)
+{
+	memset(d, 0, sizeof(*d));
+	if (snprintf(d->dir, sizeof(d->dir), "/tmp/netoops-%s-XXXXXX", tag) >=
+	    (int)sizeof(d->dir))
+		fail_msg("directory tag too long: %s", tag);
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(d->db, sizeof(d->db), "%s/n.db", d->dir);
+	snprintf(d->ready, sizeof(d->ready), "%s/ready", d->dir);
+	snprintf(d->log, sizeof(d->log), "%s/netoopsd.log", d->dir);
+	current.active = true;
+	current.pid = 0;
+	memcpy(current.dir, d->dir, sizeof(current.dir));
+}
+
+/* Appends NULL-terminated @args to @argv, holding *@n of HARNESS_MAX_ARGS. */
+static void add_args(const char **argv, size_t *n, const char *const *args)
+{
+	for (; args && *args; args++) {
+		if (*n >= HARNESS_MAX_ARGS - 1)	/* room for the NULL */
+			fail_msg("more than %d arguments for netoopsd",
+				 HARNESS_MAX_ARGS - 2);
+		argv[(*n)++] = *args;
+	}
+}
+
+void harness_start(struct harness_daemon *d, const char *const *base,
+		   const char *const *extra, uint64_t wait_ms)
+{
+	const char *argv[HARNESS_MAX_ARGS];
+	uint64_t end = now_ms() + wait_ms;
+	size_t n = 0;
+
+	argv[n++] = getenv("NETOOPSD");
+	assert_non_null(argv[0]);
+	add_args(argv, &n, base);
+	add_args(argv, &n, extra);
+	argv[n] = NULL;
+	unlink(d->ready);	/* a restart waits for a new one */
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	current.pid = d->pid;
+	if (!d->pid)
+		harness_exec(argv, d->log);
+	harness_wait_ready(d->pid, d->ready, d->log, end, &d->port,
+			   &d->mport);
+	assert_true(d->port > 0);
+	assert_true(d->mport > 0);
 }
 
 int harness_stop(pid_t *pid)

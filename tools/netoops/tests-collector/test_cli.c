@@ -502,45 +502,13 @@ static void test_watch(void **state)
 	harness_cleanup(dir);
 }
 
-struct daemon_run {
-	char dir[64];
-	char db[128];
-	char ready[128];
-	char log[128];
-	pid_t pid;
-	int port;
-	int mport;
-};
-
-static void start_daemon(struct daemon_run *r, const char *const *extra)
+/* netoopsd on the store in r->db, in the directory of harness_dir(). */
+static void start_daemon(struct harness_daemon *r, const char *const *extra)
 {
-	uint64_t end = now_ms() + DEADLINE_MS;
-
-	r->pid = fork();
-	assert_true(r->pid >= 0);
-	current.pid = r->pid;
-	if (!r->pid) {
-		const char *argv[40] = {
-			getenv("NETOOPSD"), "--port", "0", "--db", r->db,
-			"--ready-file", r->ready, "--metrics-listen",
-			"127.0.0.1:0", "--sync", "normal", "--workers", "1",
-		};
-		int n = 13;
-
-		while (extra && *extra && n < 39)
-			argv[n++] = *extra++;
-		harness_exec(argv, r->log);
-	}
-	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
-			   &r->mport);
-}
-
-static void setup_run(struct daemon_run *r)
-{
-	mkdir_tmp(r->dir, sizeof(r->dir));
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
-	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
-	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
+	harness_start(r, (const char *const []){
+			"--port", "0", "--db", r->db, "--ready-file", r->ready,
+			"--metrics-listen", "127.0.0.1:0", "--sync", "normal",
+			"--workers", "1", NULL }, extra, DEADLINE_MS);
 }
 
 static void send_to(const char *addr, int port, const void *buf, size_t len)
@@ -567,7 +535,7 @@ static void test_daemon_retention(void **state)
 		"--listen", "127.0.0.1", "--retain-days", "2",
 		"--max-store-bytes", "2M", "--retain-interval", "1", NULL
 	};
-	struct daemon_run r;
+	struct harness_daemon r;
 	int64_t now = wall_now_ms(), newest;
 	struct gen_opts go = { .hostname = "fresh", .release = "6.12",
 			       .compress = true };
@@ -581,7 +549,7 @@ static void test_daemon_retention(void **state)
 	int k;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	assert_int_equal(nstore_open(r.db, NSTORE_SYNC_NORMAL, &st), 0);
 	for (k = 0; k < 5; k++)		/* 3 to 7 days old */
 		put_dump(st, k, "old", "6.1", "o", now - (3 + k) * DAY_MS,
@@ -645,7 +613,7 @@ static void test_prune_beside_daemon(void **state)
 			       .compress = true };
 	static char out[1 << 20];
 	char cmd[512];
-	struct daemon_run r;
+	struct harness_daemon r;
 	struct gen_pkts p;
 	struct nstore *st;
 	int64_t now = wall_now_ms();
@@ -656,7 +624,7 @@ static void test_prune_beside_daemon(void **state)
 	int k, status;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	assert_int_equal(nstore_open(r.db, NSTORE_SYNC_NORMAL, &st), 0);
 	for (k = 0; k < 400; k++)
 		put_dump(st, k, "before", "6.12", "b", now - 400000 + k * 1000,
@@ -746,7 +714,7 @@ static void test_kernel_drops_summed(void **state)
 		"--rcvbuf", "4096", NULL
 	};
 	unsigned int rxq[2], drops[2];
-	struct daemon_run r;
+	struct harness_daemon r;
 	uint32_t a[2];
 	uint64_t end;
 	char junk[200];
@@ -754,7 +722,7 @@ static void test_kernel_drops_summed(void **state)
 	int i, k;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	start_daemon(&r, extra);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(inet_pton(AF_INET, addrs[i], &a[i]), 1);
