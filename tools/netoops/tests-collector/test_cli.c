@@ -71,8 +71,6 @@ static void put_dump(struct nstore *st, int n, const char *host,
 		     size_t log_len, int64_t *ret_id)
 {
 	struct nstore_dump *d = nstore_dump_new();
-	uint32_t x = 2463534242u + n;
-	size_t i;
 
 	assert_non_null(d);
 	memcpy(d->boot_id, &n, sizeof(n));
@@ -84,13 +82,8 @@ static void put_dump(struct nstore *st, int n, const char *host,
 	d->complete = true;
 	d->pkt_count = d->pkt_received = 1;
 	d->log = malloc(log_len + 1);
-	for (i = 0; i < log_len; i++) {		/* xorshift32 */
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		d->log[i] = 'a' + x % 26;
-	}
-	d->log[log_len] = 0;
+	assert_non_null(d->log);
+	gen_noise(d->log, log_len, n);
 	d->log_len = log_len;
 	d->received_ms = d->stored_ms = ms;
 	d->sig_hash = strdup(sig);
