@@ -208,6 +208,47 @@ double harness_wait_metric(int mport, const char *name, double want,
 	return v;
 }
 
+/*
+ * popen() of `$NETOOPS_CLI --db @db @args`, that command line in @cmd
+ * (@len bytes) for messages.
+ */
+static FILE *cli_open(const char *db, const char *args, char *cmd,
+		      size_t len)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	FILE *f;
+
+	assert_non_null(bin);
+	if (snprintf(cmd, len, "%s --db %s %s", bin, db, args) >= (int)len)
+		fail_msg("command longer than %zu bytes: %s --db %s %s", len,
+			 bin, db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	return f;
+}
+
+/* pclose() of what cli_open() started; its exit status. */
+static int cli_close(FILE *f)
+{
+	int st = pclose(f);
+
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+int harness_cli(const char *db, const char *args, char *out, size_t cap)
+{
+	char cmd[1024];
+	FILE *f = cli_open(db, args, cmd, sizeof(cmd));
+	size_t len = 0, n;
+
+	while (cap && (n = fread(out + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	if (cap)
+		out[len] = 0;
+	return cli_close(f);
+}
+
 json_t *harness_cli_json(const char *db, const char *args)
 {
 	return harness_cli_json_status(db, args, 0);
@@ -215,24 +256,16 @@ json_t *harness_cli_json(const char *db, const char *args)
 
 json_t *harness_cli_json_status(const char *db, const char *args, int status)
 {
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[512];
+	char cmd[1024];
+	FILE *f = cli_open(db, args, cmd, sizeof(cmd));
 	json_error_t err;
 	json_t *j;
-	FILE *f;
-	int st;
 
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, db, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
 	j = json_loadf(f, JSON_ALLOW_NUL, &err);	/* a log may hold NULs */
 	if (!j)
 		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
 			 err.line);
-	st = pclose(f);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), status);
+	assert_int_equal(cli_close(f), status);
 	return j;
 }
 

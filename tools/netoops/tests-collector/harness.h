@@ -2,8 +2,8 @@
 /*
  * netoopsd as a black box, for the suites that run it (test_e2e,
  * test_durability, test_archive, test_cli): start, readiness, SIGTERM, its
- * Prometheus counters over HTTP, the CLI's JSON, and no daemon left behind
- * by a failed test.
+ * Prometheus counters over HTTP, the CLI's output and JSON, and no daemon
+ * left behind by a failed test.
  * Every helper fails the running cmocka test on error.
  */
 #ifndef NETOOPS_HARNESS_H
@@ -86,7 +86,12 @@ double harness_metric(int mport, const char *name);
  */
 double harness_wait_metric(int mport, const char *name, double want,
 			   uint64_t wait_ms, const char *log);
-/* Runs the CLI with "--db @db" and @args; its parsed JSON output. */
+/*
+ * Runs the CLI with "--db @db" and @args; its standard output in @out
+ * (@cap bytes, NUL-terminated), its exit status.
+ */
+int harness_cli(const char *db, const char *args, char *out, size_t cap);
+/* Same; its parsed JSON output. */
 json_t *harness_cli_json(const char *db, const char *args);
 /* Same, the CLI exiting with @status rather than 0. */
 json_t *harness_cli_json_status(const char *db, const char *args,
