@@ -165,6 +165,19 @@ int harness_teardown(void **state)
 	return 0;
 }
 
+void harness_send_raw(int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)len);
+	close(fd);
+}
+
 double harness_metric(int mport, const char *name)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };

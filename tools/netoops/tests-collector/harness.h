@@ -78,6 +78,12 @@ int harness_teardown(void **state);
 /* A cmocka test that starts netoopsd (needs <cmocka.h>). */
 #define harness_test(f)	cmocka_unit_test_teardown(f, harness_teardown)
 
+/*
+ * One UDP datagram to 127.0.0.1:@port from a socket of its own, so from a
+ * new source port each time, as a NAT may do.
+ */
+void harness_send_raw(int port, const void *buf, size_t len);
+
 /* GET /metrics on loopback port @mport; the value of @name, or -1. */
 double harness_metric(int mport, const char *name);
 /*

@@ -55,19 +55,6 @@ static void start(struct run *r, const char *const *extra)
 			"--archive", r->archive, NULL }, extra, DEADLINE_MS);
 }
 
-static void send_raw(int port, const void *buf, size_t len)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)len);
-	close(fd);
-}
-
 /* Waits until netoopsd counted @n datagrams as received. */
 static void wait_received(const struct run *r, double n)
 {
@@ -83,7 +70,7 @@ static void wait_received(const struct run *r, double n)
 static void send_paced(const struct run *r, const void *buf, size_t len,
 		       size_t *sent)
 {
-	send_raw(r->d.port, buf, len);
+	harness_send_raw(r->d.port, buf, len);
 	if (++*sent % 32 == 0)
 		wait_received(r, *sent);
 }
@@ -306,7 +293,7 @@ static void test_sighup_reopen(void **state)
 	make_dump(&b, 21, 20000, 1000, true);
 	start(&r, NULL);
 	for (i = 0; i < a.n; i++)
-		send_raw(r.d.port, a.buf[i], a.len[i]);
+		harness_send_raw(r.d.port, a.buf[i], a.len[i]);
 	wait_received(&r, a.n);
 	snprintf(old, sizeof(old), "%s.old", r.archive);
 	assert_int_equal(rename(r.archive, old), 0);
@@ -319,7 +306,7 @@ static void test_sighup_reopen(void **state)
 		nap();
 	}
 	for (i = 0; i < b.n; i++)
-		send_raw(r.d.port, b.buf[i], b.len[i]);
+		harness_send_raw(r.d.port, b.buf[i], b.len[i]);
 	wait_received(&r, a.n + b.n);
 	assert_int_equal(harness_stop(&r.d.pid), 0);
 	/* the renamed file has A, the new one B, both complete */

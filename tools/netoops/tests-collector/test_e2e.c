@@ -75,23 +75,10 @@ static void cleanup(struct daemon_run *r)
 }
 
 /*
- * Every datagram from a new socket, so from a new source port, as a NAT
- * may do: a dump still has to meet in one worker (boot_id steering).
+ * Sends packets in @order (indices), or all in order when NULL, each from
+ * a new source port: a dump still has to meet in one worker (boot_id
+ * steering).
  */
-static void send_raw(int port, const void *buf, size_t len)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)len);
-	close(fd);
-}
-
-/* Sends packets in @order (indices), or all in order when NULL. */
 static void send_pkts(int port, const struct gen_pkts *p, const int *order,
 		      int n)
 {
@@ -102,7 +89,7 @@ static void send_pkts(int port, const struct gen_pkts *p, const int *order,
 	for (i = 0; i < n; i++) {
 		int k = order ? order[i] : i;
 
-		send_raw(port, p->buf[k], p->len[k]);
+		harness_send_raw(port, p->buf[k], p->len[k]);
 	}
 }
 
@@ -200,14 +187,14 @@ static void test_daemon(void **state)
 	/* 6. bad packets, one of each kind */
 	for (i = 0; i < (int)sizeof(garbage); i++)
 		garbage[i] = (char)(i * 7 + 3);
-	send_raw(r.d.port, garbage, sizeof(garbage));		/* magic */
+	harness_send_raw(r.d.port, garbage, sizeof(garbage));	/* magic */
 	memcpy(trunc, pr.buf[0], pr.len[0]);
-	send_raw(r.d.port, trunc, pr.len[0] - 10);		/* length */
+	harness_send_raw(r.d.port, trunc, pr.len[0] - 10);	/* length */
 	trunc[pr.len[0] - 1] ^= 0x55;
-	send_raw(r.d.port, trunc, pr.len[0]);			/* checksum */
+	harness_send_raw(r.d.port, trunc, pr.len[0]);		/* checksum */
 	memset(big, 'x', sizeof(big));
-	send_raw(r.d.port, big, sizeof(big));			/* oversized */
-	send_raw(r.d.port, "NOPS", 4);				/* short */
+	harness_send_raw(r.d.port, big, sizeof(big));		/* oversized */
+	harness_send_raw(r.d.port, "NOPS", 4);			/* short */
 
 	t0 = now_ms();
 	/* Every datagram accounted for. */
