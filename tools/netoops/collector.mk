@@ -70,6 +70,7 @@ COLL_TEST_BINS := $(COLL_TESTS:%=build-san/tests-collector/%)
 
 build-san/tests-collector/test_store: build-san/tests-collector/test_store.o \
 		build-san/tests-collector/harness.o \
+		build-san/tests-collector/gen_dump.o \
 		$(COLL_STORE:%.c=build-san/%.o) build-san/libnetoops.a
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(COLL_LIBS)
 build-san/tests-collector/test_record: build-san/tests-collector/test_record.o \

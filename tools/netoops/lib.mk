@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Wire-format library: decoder, reassembler, inflate helper, the escaping
-# of sender text for terminals (netoops_escape.h) and the shared encoder
+# of sender text for terminals (netoops_escape.h), hex digits as the
+# collector parses them (netoops_hex.h) and the shared encoder
 # (fs/pstore/netoops_enc.c), as one archive per build flavour:
 #
 #   build/libnetoops.a  build-san/libnetoops.a  build-fuzz/libnetoops.a
@@ -17,7 +18,8 @@
 # replay + bounded libFuzzer run of decode + reassembly + inflate).
 
 LIB_SRCS := lib/netoops_decode.c lib/netoops_reasm.c lib/netoops_inflate.c \
-	    lib/netoops_auth.c lib/netoops_fec.c lib/netoops_escape.c
+	    lib/netoops_auth.c lib/netoops_fec.c lib/netoops_escape.c \
+	    lib/netoops_hex.c
 LIB_ENC := enc/netoops_enc.o
 
 build/libnetoops.a: $(LIB_SRCS:%.c=build/%.o) build/$(LIB_ENC)

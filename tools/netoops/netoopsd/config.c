@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "netoops_hex.h"
 #include "netoops_version.h"
 #include "netoopsd.h"
 
@@ -362,17 +363,6 @@ static int key_id(const char *v, const char *what, uint32_t *ret_id,
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* @n hex digits at @hex: key @id of the configuration. */
 static int key_store(struct config *c, uint32_t id, const char *hex,
 		     size_t n, char *why)
@@ -392,7 +382,7 @@ static int key_store(struct config *c, uint32_t id, const char *hex,
 			return -EEXIST;
 		}
 	for (i = 0; i < n; i++)
-		if (hexval(hex[i]) < 0) {
+		if (netoops_hexval(hex[i]) < 0) {
 			snprintf(why, WHY_LEN, "key %u: not hex digits",
 				 (unsigned int)id);
 			return -EINVAL;
@@ -405,8 +395,8 @@ static int key_store(struct config *c, uint32_t id, const char *hex,
 	}
 	k = &c->keys[c->nr_keys];
 	for (i = 0; i < n / 2; i++)
-		k->key[i] = (uint8_t)(hexval(hex[2 * i]) << 4 |
-				      hexval(hex[2 * i + 1]));
+		k->key[i] = (uint8_t)(netoops_hexval(hex[2 * i]) << 4 |
+				      netoops_hexval(hex[2 * i + 1]));
 	k->id = id;
 	k->len = n / 2;
 	c->nr_keys++;

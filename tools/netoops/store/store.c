@@ -10,6 +10,7 @@
 
 #include <linux/netoops.h>
 
+#include "netoops_hex.h"
 #include "store.h"
 
 int nstore_open(const char *where, unsigned int flags, struct nstore **ret)
@@ -166,17 +167,6 @@ void nstore_boot_id_hex(const uint8_t id[16], char ret[33])
 	ret[32] = 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Accepts 32 hex digits, with or without the dashes of a UUID. */
 int nstore_boot_id_parse(const char *s, uint8_t ret[16])
 {
@@ -185,7 +175,7 @@ int nstore_boot_id_parse(const char *s, uint8_t ret[16])
 	for (; *s; s++) {
 		if (*s == '-')
 			continue;
-		v = hexval(*s);
+		v = netoops_hexval(*s);
 		if (v < 0 || n >= 16)
 			return -EINVAL;
 		if (hi < 0) {

@@ -206,3 +206,17 @@ char *gen_log(size_t size, const char *func, unsigned int seed,
 	*ret_len = len;
 	return buf;
 }
+
+void gen_noise(char *buf, size_t len, unsigned int seed)
+{
+	uint32_t x = 2463534242u + seed;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = 'a' + x % 26;
+	}
+	buf[len] = 0;
+}

@@ -52,4 +52,10 @@ int gen_deflate(const void *in, size_t len, int level, uint8_t **ret,
 char *gen_log(size_t size, const char *func, unsigned int seed,
 	      size_t *ret_len);
 
+/*
+ * @len lowercase letters, xorshift32 from @seed, then a NUL (@buf holds
+ * @len + 1 bytes): text deflate cannot shrink much.
+ */
+void gen_noise(char *buf, size_t len, unsigned int seed);
+
 #endif /* NETOOPS_GEN_DUMP_H */

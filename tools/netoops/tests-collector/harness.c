@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netoopsd as a black box: the helpers test_e2e and test_durability share
+ * netoopsd as a black box: the helpers the suites that run it share
  * (harness.h).
  */
 #include <arpa/inet.h>
@@ -77,6 +77,56 @@ void harness_wait_ready(pid_t pid, const char *ready, const char *log,
 	fclose(f);
 }
 
+void harness_dir(struct harness_daemon *d, const char *tag)
+{
+	memset(d, 0, sizeof(*d));
+	if (snprintf(d->dir, sizeof(d->dir), "/tmp/netoops-%s-XXXXXX", tag) >=
+	    (int)sizeof(d->dir))
+		fail_msg("directory tag too long: %s", tag);
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(d->db, sizeof(d->db), "%s/n.db", d->dir);
+	snprintf(d->ready, sizeof(d->ready), "%s/ready", d->dir);
+	snprintf(d->log, sizeof(d->log), "%s/netoopsd.log", d->dir);
+	current.active = true;
+	current.pid = 0;
+	memcpy(current.dir, d->dir, sizeof(current.dir));
+}
+
+/* Appends NULL-terminated @args to @argv, holding *@n of HARNESS_MAX_ARGS. */
+static void add_args(const char **argv, size_t *n, const char *const *args)
+{
+	for (; args && *args; args++) {
+		if (*n >= HARNESS_MAX_ARGS - 1)	/* room for the NULL */
+			fail_msg("more than %d arguments for netoopsd",
+				 HARNESS_MAX_ARGS - 2);
+		argv[(*n)++] = *args;
+	}
+}
+
+void harness_start(struct harness_daemon *d, const char *const *base,
+		   const char *const *extra, uint64_t wait_ms)
+{
+	const char *argv[HARNESS_MAX_ARGS];
+	uint64_t end = now_ms() + wait_ms;
+	size_t n = 0;
+
+	argv[n++] = getenv("NETOOPSD");
+	assert_non_null(argv[0]);
+	add_args(argv, &n, base);
+	add_args(argv, &n, extra);
+	argv[n] = NULL;
+	unlink(d->ready);	/* a restart waits for a new one */
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	current.pid = d->pid;
+	if (!d->pid)
+		harness_exec(argv, d->log);
+	harness_wait_ready(d->pid, d->ready, d->log, end, &d->port,
+			   &d->mport);
+	assert_true(d->port > 0);
+	assert_true(d->mport > 0);
+}
+
 int harness_stop(pid_t *pid)
 {
 	int st;
@@ -113,6 +163,19 @@ int harness_teardown(void **state)
 	fprintf(stderr, "test failed: evidence kept in %s\n", current.dir);
 	current.active = false;
 	return 0;
+}
+
+void harness_send_raw(int port, const void *buf, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
+				sizeof(sa)), (ssize_t)len);
+	close(fd);
 }
 
 double harness_metric(int mport, const char *name)
@@ -158,6 +221,47 @@ double harness_wait_metric(int mport, const char *name, double want,
 	return v;
 }
 
+/*
+ * popen() of `$NETOOPS_CLI --db @db @args`, that command line in @cmd
+ * (@len bytes) for messages.
+ */
+static FILE *cli_open(const char *db, const char *args, char *cmd,
+		      size_t len)
+{
+	const char *bin = getenv("NETOOPS_CLI");
+	FILE *f;
+
+	assert_non_null(bin);
+	if (snprintf(cmd, len, "%s --db %s %s", bin, db, args) >= (int)len)
+		fail_msg("command longer than %zu bytes: %s --db %s %s", len,
+			 bin, db, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	return f;
+}
+
+/* pclose() of what cli_open() started; its exit status. */
+static int cli_close(FILE *f)
+{
+	int st = pclose(f);
+
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+int harness_cli(const char *db, const char *args, char *out, size_t cap)
+{
+	char cmd[1024];
+	FILE *f = cli_open(db, args, cmd, sizeof(cmd));
+	size_t len = 0, n;
+
+	while (cap && (n = fread(out + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	if (cap)
+		out[len] = 0;
+	return cli_close(f);
+}
+
 json_t *harness_cli_json(const char *db, const char *args)
 {
 	return harness_cli_json_status(db, args, 0);
@@ -165,24 +269,16 @@ json_t *harness_cli_json(const char *db, const char *args)
 
 json_t *harness_cli_json_status(const char *db, const char *args, int status)
 {
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[512];
+	char cmd[1024];
+	FILE *f = cli_open(db, args, cmd, sizeof(cmd));
 	json_error_t err;
 	json_t *j;
-	FILE *f;
-	int st;
 
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, db, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
 	j = json_loadf(f, JSON_ALLOW_NUL, &err);	/* a log may hold NULs */
 	if (!j)
 		fail_msg("`%s`: bad JSON: %s (line %d)", cmd, err.text,
 			 err.line);
-	st = pclose(f);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), status);
+	assert_int_equal(cli_close(f), status);
 	return j;
 }
 

@@ -39,70 +39,28 @@
 #define DEADLINE_MS 20000
 
 struct run {
-	char dir[64];
-	char db[128];
-	char ready[128];
+	struct harness_daemon d;
 	char archive[128];
-	char log[128];
-	pid_t pid;
-	int port;
-	int mport;
 };
 
 /* netoopsd on 127.0.0.1 with --archive DIR/archive and @extra arguments. */
 static void start(struct run *r, const char *const *extra)
 {
-	const char *bin = getenv("NETOOPSD");
-	uint64_t end = now_ms() + DEADLINE_MS;
-
-	assert_non_null(bin);
-	strcpy(r->dir, "/tmp/netoops-arch-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
-	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
-	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
-	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
-	r->pid = fork();
-	assert_true(r->pid >= 0);
-	current.active = true;
-	current.pid = r->pid;
-	memcpy(current.dir, r->dir, sizeof(current.dir));
-	if (!r->pid) {
-		const char *argv[40] = {
-			bin, "--listen", "127.0.0.1", "--port", "0",
-			"--db", r->db, "--ready-file", r->ready,
+	harness_dir(&r->d, "arch");
+	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->d.dir);
+	harness_start(&r->d, (const char *const []){
+			"--listen", "127.0.0.1", "--port", "0",
+			"--db", r->d.db, "--ready-file", r->d.ready,
 			"--metrics-listen", "127.0.0.1:0", "--sync", "normal",
-			"--archive", r->archive,
-		};
-		int n = 15;
-
-		while (extra && *extra && n < 39)
-			argv[n++] = *extra++;
-		harness_exec(argv, r->log);
-	}
-	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
-			   &r->mport);
-}
-
-static void send_raw(int port, const void *buf, size_t len)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)len);
-	close(fd);
+			"--archive", r->archive, NULL }, extra, DEADLINE_MS);
 }
 
 /* Waits until netoopsd counted @n datagrams as received. */
 static void wait_received(const struct run *r, double n)
 {
-	assert_true(harness_wait_metric(r->mport,
+	assert_true(harness_wait_metric(r->d.mport,
 					"netoops_packets_received_total", n,
-					DEADLINE_MS, r->log) == n);
+					DEADLINE_MS, r->d.log) == n);
 }
 
 /*
@@ -112,7 +70,7 @@ static void wait_received(const struct run *r, double n)
 static void send_paced(const struct run *r, const void *buf, size_t len,
 		       size_t *sent)
 {
-	send_raw(r->port, buf, len);
+	harness_send_raw(r->d.port, buf, len);
 	if (++*sent % 32 == 0)
 		wait_received(r, *sent);
 }
@@ -222,9 +180,9 @@ static void test_sigkill(void **state)
 		}
 	total--;
 	wait_received(&r, total);
-	assert_int_equal(kill(r.pid, SIGKILL), 0);
-	assert_int_equal(waitpid(r.pid, &st, 0), r.pid);
-	r.pid = 0;
+	assert_int_equal(kill(r.d.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(r.d.pid, &st, 0), r.d.pid);
+	r.d.pid = 0;
 	current.pid = 0;
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(file_size(r.archive), (off_t)bytes);
@@ -234,7 +192,7 @@ static void test_sigkill(void **state)
 	assert_int_equal(jint(j, "refused"), 0);
 	assert_int_equal(json_array_size(json_object_get(j, "dumps")), 3);
 	json_decref(j);
-	harness_cleanup(r.dir);
+	harness_cleanup(r.d.dir);
 	current.active = false;
 	for (k = 0; k < 3; k++)
 		gen_pkts_free(&p[k]);
@@ -287,9 +245,9 @@ static void test_rotation(void **state)
 		}
 	assert_true(rotations >= 3);
 	wait_received(&r, total);
-	assert_true(harness_metric(r.mport, "netoops_archive_rotations_total")
+	assert_true(harness_metric(r.d.mport, "netoops_archive_rotations_total")
 		    == rotations);
-	assert_true(harness_metric(r.mport, "netoops_archive_packets_total")
+	assert_true(harness_metric(r.d.mport, "netoops_archive_packets_total")
 		    == total);
 	/* archive, archive.1, archive.2, and no archive.3 */
 	for (f = 0; f < 3; f++) {
@@ -311,8 +269,8 @@ static void test_rotation(void **state)
 	assert_int_equal(jint(j, "refused"), 0);
 	assert_true(jint(j, "packets") > 0);
 	json_decref(j);
-	assert_int_equal(harness_stop(&r.pid), 0);
-	harness_cleanup(r.dir);
+	assert_int_equal(harness_stop(&r.d.pid), 0);
+	harness_cleanup(r.d.dir);
 	current.active = false;
 	for (i = 0; i < 8; i++)
 		free(want[i]);
@@ -335,22 +293,22 @@ static void test_sighup_reopen(void **state)
 	make_dump(&b, 21, 20000, 1000, true);
 	start(&r, NULL);
 	for (i = 0; i < a.n; i++)
-		send_raw(r.port, a.buf[i], a.len[i]);
+		harness_send_raw(r.d.port, a.buf[i], a.len[i]);
 	wait_received(&r, a.n);
 	snprintf(old, sizeof(old), "%s.old", r.archive);
 	assert_int_equal(rename(r.archive, old), 0);
-	assert_int_equal(kill(r.pid, SIGHUP), 0);
+	assert_int_equal(kill(r.d.pid, SIGHUP), 0);
 	end = now_ms() + DEADLINE_MS;
 	while (file_size(r.archive) < 0) {
 		if (now_ms() > end)
 			fail_msg("no new %s after SIGHUP (log: %s)", r.archive,
-				 r.log);
+				 r.d.log);
 		nap();
 	}
 	for (i = 0; i < b.n; i++)
-		send_raw(r.port, b.buf[i], b.len[i]);
+		harness_send_raw(r.d.port, b.buf[i], b.len[i]);
 	wait_received(&r, a.n + b.n);
-	assert_int_equal(harness_stop(&r.pid), 0);
+	assert_int_equal(harness_stop(&r.d.pid), 0);
 	/* the renamed file has A, the new one B, both complete */
 	j = decode_json(old, 0);
 	assert_int_equal(jint(j, "packets"), a.n);
@@ -364,7 +322,7 @@ static void test_sighup_reopen(void **state)
 		json_object_get(j, "dumps"), 0), "boot_id")),
 		"a4c10000000000000000000000000015");
 	json_decref(j);
-	harness_cleanup(r.dir);
+	harness_cleanup(r.d.dir);
 	current.active = false;
 	gen_pkts_free(&a);
 	gen_pkts_free(&b);
@@ -389,15 +347,15 @@ static void test_write_errors(void **state)
 	for (i = 0; i < p.n; i++)
 		send_paced(&r, p.buf[i], p.len[i], &sent);
 	wait_received(&r, p.n);
-	assert_true(harness_metric(r.mport,
+	assert_true(harness_metric(r.d.mport,
 				   "netoops_archive_write_errors_total") ==
 		    p.n);
-	assert_true(harness_metric(r.mport, "netoops_archive_packets_total")
+	assert_true(harness_metric(r.d.mport, "netoops_archive_packets_total")
 		    == 0);
-	assert_true(harness_wait_metric(r.mport, "netoops_dumps_stored_total",
-					1, DEADLINE_MS, r.log) == 1);
-	assert_int_equal(harness_stop(&r.pid), 0);
-	read_all(r.log, (uint8_t **)&text, &len);
+	assert_true(harness_wait_metric(r.d.mport, "netoops_dumps_stored_total",
+					1, DEADLINE_MS, r.d.log) == 1);
+	assert_int_equal(harness_stop(&r.d.pid), 0);
+	read_all(r.d.log, (uint8_t **)&text, &len);
 	text[len] = 0;
 	line = strstr(text, "netoopsd: archive /dev/full: cannot write: No"
 		      " space left on device\n");
@@ -409,7 +367,7 @@ static void test_write_errors(void **state)
 		 " not logged\n", p.n - 1);
 	assert_non_null(strstr(line, buf));
 	free(text);
-	harness_cleanup(r.dir);
+	harness_cleanup(r.d.dir);
 	current.active = false;
 	gen_pkts_free(&p);
 }
@@ -437,17 +395,17 @@ static void test_sync(void **state)
 			send_paced(&r, p.buf[i], p.len[i], &sent);
 		wait_received(&r, p.n);
 		if (!k)
-			assert_true(harness_metric(r.mport,
+			assert_true(harness_metric(r.d.mport,
 					"netoops_archive_syncs_total") >= 1);
 		else
-			harness_wait_metric(r.mport,
+			harness_wait_metric(r.d.mport,
 					    "netoops_archive_syncs_total", 1,
-					    DEADLINE_MS, r.log);
-		assert_true(harness_metric(r.mport,
+					    DEADLINE_MS, r.d.log);
+		assert_true(harness_metric(r.d.mport,
 					   "netoops_archive_file_bytes") ==
 			    file_size(r.archive));
-		assert_int_equal(harness_stop(&r.pid), 0);
-		harness_cleanup(r.dir);
+		assert_int_equal(harness_stop(&r.d.pid), 0);
+		harness_cleanup(r.d.dir);
 		current.active = false;
 	}
 	gen_pkts_free(&p);

@@ -71,8 +71,6 @@ static void put_dump(struct nstore *st, int n, const char *host,
 		     size_t log_len, int64_t *ret_id)
 {
 	struct nstore_dump *d = nstore_dump_new();
-	uint32_t x = 2463534242u + n;
-	size_t i;
 
 	assert_non_null(d);
 	memcpy(d->boot_id, &n, sizeof(n));
@@ -84,13 +82,8 @@ static void put_dump(struct nstore *st, int n, const char *host,
 	d->complete = true;
 	d->pkt_count = d->pkt_received = 1;
 	d->log = malloc(log_len + 1);
-	for (i = 0; i < log_len; i++) {		/* xorshift32 */
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		d->log[i] = 'a' + x % 26;
-	}
-	d->log[log_len] = 0;
+	assert_non_null(d->log);
+	gen_noise(d->log, log_len, n);
 	d->log_len = log_len;
 	d->received_ms = d->stored_ms = ms;
 	d->sig_hash = strdup(sig);
@@ -100,29 +93,6 @@ static void put_dump(struct nstore *st, int n, const char *host,
 		*ret_id = d->id;
 	nstore_dump_free(d);
 }
-
-/* Runs `CLI --db @db @args`; its standard output in @out, exit status. */
-static int cli(const char *db, const char *args, char *out, size_t cap)
-{
-	const char *bin = getenv("NETOOPS_CLI");
-	char cmd[1024];
-	size_t len = 0, n;
-	FILE *f;
-	int st;
-
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "%s --db %s %s", bin, db, args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (cap && (n = fread(out + len, 1, cap - 1 - len, f)) > 0)
-		len += n;
-	if (cap)
-		out[len] = 0;
-	st = pclose(f);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
 
 /* Line @i (0-based) of @text, without its newline, into @buf. */
 static const char *line_of(const char *text, int i, char *buf, size_t len)
@@ -191,7 +161,7 @@ static void test_list_order(void **state)
 	put_dump(st, 2, "web-2", "6.12.2", "bbbb", ms[2], 100, &id[2]);
 	nstore_close(st);
 
-	assert_int_equal(cli(db, "list", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "list", out, sizeof(out)), 0);
 	assert_non_null(strstr(line_of(out, 0, l, sizeof(l)), "AGE"));
 	/* newest first: 2 (90 s ago), 0 (3 h ago), 1 (3 days ago) */
 	assert_int_equal(atoll(line_of(out, 1, l, sizeof(l))), id[2]);
@@ -203,21 +173,22 @@ static void test_list_order(void **state)
 	assert_string_equal(line_of(out, 4, l, sizeof(l)), "");
 
 	snprintf(l, sizeof(l), "show %lld", (long long)id[0]);
-	assert_int_equal(cli(db, l, out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, l, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, " UTC (3 h ago) from "));
 
-	assert_int_equal(cli(db, "buckets", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "buckets", out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "; last seen 1 min ago; e.g. `netoops"
 			       " show"));
 
-	assert_int_equal(cli(db, "list --limit 2", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "list --limit 2", out,
+				     sizeof(out)), 0);
 	assert_int_equal(atoll(line_of(out, 1, l, sizeof(l))), id[2]);
 	assert_int_equal(atoll(line_of(out, 2, l, sizeof(l))), id[0]);
 	assert_string_equal(line_of(out, 3, l, sizeof(l)), "");
 
 	/* JSON: the same order, times exact and absolute */
-	assert_int_equal(cli(db, "list --json --no-log --limit 1", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "list --json --no-log --limit 1", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, &err);
 	assert_non_null(j);
 	assert_int_equal(json_array_size(j), 1);
@@ -230,18 +201,21 @@ static void test_list_order(void **state)
 	json_decref(j);
 
 	/* globs, and a plain name still exact */
-	assert_int_equal(cli(db, "list --host 'web-*'", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "list --host 'web-*'", out,
+				     sizeof(out)), 0);
 	assert_non_null(strstr(out, "web-1"));
 	assert_non_null(strstr(out, "web-2"));
 	assert_null(strstr(out, "db-1"));
-	assert_int_equal(cli(db, "list --kernel '6.12.*' --host '*-[2]'", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db,
+				     "list --kernel '6.12.*' --host '*-[2]'",
+				     out, sizeof(out)), 0);
 	assert_int_equal(atoll(line_of(out, 1, l, sizeof(l))), id[2]);
 	assert_string_equal(line_of(out, 2, l, sizeof(l)), "");
-	assert_int_equal(cli(db, "list --host web", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "list --host web", out,
+				     sizeof(out)), 0);
 	assert_string_equal(line_of(out, 1, l, sizeof(l)), "");
-	assert_int_equal(cli(db, "buckets --json --host 'web-?'", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "buckets --json --host 'web-?'", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, &err);
 	assert_int_equal(json_array_size(j), 2);
 	json_decref(j);
@@ -267,13 +241,13 @@ static void test_import_again(void **state)
 	fputs("Kernel panic - not syncing: b\n", f);
 	fclose(f);
 	snprintf(args, sizeof(args), "import-log %s %s", b, a);
-	assert_int_equal(cli(db, args, out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "a.log: stored #2 "));
 	snprintf(args, sizeof(args), "import-log %s", a);
-	assert_int_equal(cli(db, args, out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "a.log: already stored #2 "));
 	snprintf(args, sizeof(args), "--json import-log %s", a);
-	assert_int_equal(cli(db, args, out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
 	assert_int_equal(json_integer_value(json_object_get(j, "id")), 2);
@@ -305,12 +279,14 @@ static void test_prune(void **state)
 			 now - k * DAY_MS - DAY_MS / 2, 200, &id[k]);
 	nstore_close(st);
 
-	assert_int_equal(cli(db, "prune", out, sizeof(out)), 2);
-	assert_int_equal(cli(db, "prune --older-than -1", out, sizeof(out)), 2);
-	assert_int_equal(cli(db, "prune --max-bytes 12Q", out, sizeof(out)), 2);
+	assert_int_equal(harness_cli(db, "prune", out, sizeof(out)), 2);
+	assert_int_equal(harness_cli(db, "prune --older-than -1", out,
+				     sizeof(out)), 2);
+	assert_int_equal(harness_cli(db, "prune --max-bytes 12Q", out,
+				     sizeof(out)), 2);
 	/* older than 4 days: dumps 4..9 */
-	assert_int_equal(cli(db, "prune --older-than 4 --json", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "prune --older-than 4 --json", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
 	assert_int_equal(json_integer_value(json_object_get(j, "by_age")), 6);
@@ -328,7 +304,8 @@ static void test_prune(void **state)
 		id[k] = -1;		/* each once */
 	}
 	json_decref(j);
-	assert_int_equal(cli(db, "buckets --json", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(db, "buckets --json", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_int_equal(json_array_size(j), 1);
 	assert_string_equal(json_string_value(json_object_get(
@@ -337,16 +314,16 @@ static void test_prune(void **state)
 		json_array_get(j, 0), "count")), 4);
 	json_decref(j);
 	/* human output: one line per dump removed, then the summary */
-	assert_int_equal(cli(db, "prune --older-than 2.25", out, sizeof(out)),
-			 0);
+	assert_int_equal(harness_cli(db, "prune --older-than 2.25", out,
+				     sizeof(out)), 0);
 	for (lines = 0, k = 0; out[k]; k++)
 		lines += out[k] == '\n';
 	assert_int_equal(lines, 3);
 	assert_non_null(strstr(out, "removed #"));
 	assert_non_null(strstr(out, "pruned 2 dump(s): 2 by age, 0 by size,"
 			       " 2 left"));
-	assert_int_equal(cli(db, "prune --older-than 2.25", out, sizeof(out)),
-			 0);
+	assert_int_equal(harness_cli(db, "prune --older-than 2.25", out,
+				     sizeof(out)), 0);
 	assert_non_null(strstr(out, "pruned 0 dump(s)"));
 
 	/* by size: 300 dumps of 8 KiB, 1 MiB allowed */
@@ -357,8 +334,8 @@ static void test_prune(void **state)
 			 8192, NULL);
 	nstore_close(st);
 	assert_true(harness_disk_bytes(db2) > 2 << 20);
-	assert_int_equal(cli(db2, "prune --max-bytes 1M --json", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db2, "prune --max-bytes 1M --json", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_non_null(j);
 	print_message("prune --max-bytes 1M: %lld -> %lld bytes, %lld of 300"
@@ -373,8 +350,8 @@ static void test_prune(void **state)
 	json_decref(j);
 	/* the CLI has closed the store: what is on disk now */
 	assert_true(harness_disk_bytes(db2) <= 1 << 20);
-	assert_int_equal(cli(db2, "list --json --no-log --limit 1", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(db2, "list --json --no-log --limit 1", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_int_equal(json_integer_value(json_object_get(
 		json_array_get(j, 0), "received_ms")), now - 1000);
@@ -382,8 +359,8 @@ static void test_prune(void **state)
 
 	/* no such store: an error, and none created */
 	snprintf(args, sizeof(args), "%s/none.db", dir);
-	assert_int_equal(cli(args, "prune --older-than 1 2>/dev/null", out,
-			     sizeof(out)), 1);
+	assert_int_equal(harness_cli(args, "prune --older-than 1 2>/dev/null",
+				     out, sizeof(out)), 1);
 	assert_int_equal(access(args, F_OK), -1);
 	harness_cleanup(dir);
 }
@@ -502,45 +479,13 @@ static void test_watch(void **state)
 	harness_cleanup(dir);
 }
 
-struct daemon_run {
-	char dir[64];
-	char db[128];
-	char ready[128];
-	char log[128];
-	pid_t pid;
-	int port;
-	int mport;
-};
-
-static void start_daemon(struct daemon_run *r, const char *const *extra)
+/* netoopsd on the store in r->db, in the directory of harness_dir(). */
+static void start_daemon(struct harness_daemon *r, const char *const *extra)
 {
-	uint64_t end = now_ms() + DEADLINE_MS;
-
-	r->pid = fork();
-	assert_true(r->pid >= 0);
-	current.pid = r->pid;
-	if (!r->pid) {
-		const char *argv[40] = {
-			getenv("NETOOPSD"), "--port", "0", "--db", r->db,
-			"--ready-file", r->ready, "--metrics-listen",
-			"127.0.0.1:0", "--sync", "normal", "--workers", "1",
-		};
-		int n = 13;
-
-		while (extra && *extra && n < 39)
-			argv[n++] = *extra++;
-		harness_exec(argv, r->log);
-	}
-	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
-			   &r->mport);
-}
-
-static void setup_run(struct daemon_run *r)
-{
-	mkdir_tmp(r->dir, sizeof(r->dir));
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
-	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
-	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
+	harness_start(r, (const char *const []){
+			"--port", "0", "--db", r->db, "--ready-file", r->ready,
+			"--metrics-listen", "127.0.0.1:0", "--sync", "normal",
+			"--workers", "1", NULL }, extra, DEADLINE_MS);
 }
 
 static void send_to(const char *addr, int port, const void *buf, size_t len)
@@ -567,7 +512,7 @@ static void test_daemon_retention(void **state)
 		"--listen", "127.0.0.1", "--retain-days", "2",
 		"--max-store-bytes", "2M", "--retain-interval", "1", NULL
 	};
-	struct daemon_run r;
+	struct harness_daemon r;
 	int64_t now = wall_now_ms(), newest;
 	struct gen_opts go = { .hostname = "fresh", .release = "6.12",
 			       .compress = true };
@@ -581,7 +526,7 @@ static void test_daemon_retention(void **state)
 	int k;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	assert_int_equal(nstore_open(r.db, NSTORE_SYNC_NORMAL, &st), 0);
 	for (k = 0; k < 5; k++)		/* 3 to 7 days old */
 		put_dump(st, k, "old", "6.1", "o", now - (3 + k) * DAY_MS,
@@ -615,16 +560,18 @@ static void test_daemon_retention(void **state)
 	print_message("retention: %lld bytes on disk after netoopsd\n",
 		      (long long)harness_disk_bytes(r.db));
 	assert_true(harness_disk_bytes(r.db) <= 2 << 20);
-	assert_int_equal(cli(r.db, "stats --json", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(r.db, "stats --json", out,
+				     sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_true(json_integer_value(json_object_get(j, "file_bytes")) <=
 		    2 << 20);
 	json_decref(j);
 	/* none old left; the newest recent ones and the fresh one kept */
-	assert_int_equal(cli(r.db, "list --host old", out, sizeof(out)), 0);
+	assert_int_equal(harness_cli(r.db, "list --host old", out,
+				     sizeof(out)), 0);
 	assert_null(strchr(strchr(out, '\n') + 1, '\n'));
-	assert_int_equal(cli(r.db, "list --json --no-log --limit 2", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(r.db, "list --json --no-log --limit 2",
+				     out, sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_string_equal(json_string_value(json_object_get(
 		json_array_get(j, 0), "host")), "fresh");
@@ -645,7 +592,7 @@ static void test_prune_beside_daemon(void **state)
 			       .compress = true };
 	static char out[1 << 20];
 	char cmd[512];
-	struct daemon_run r;
+	struct harness_daemon r;
 	struct gen_pkts p;
 	struct nstore *st;
 	int64_t now = wall_now_ms();
@@ -656,7 +603,7 @@ static void test_prune_beside_daemon(void **state)
 	int k, status;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	assert_int_equal(nstore_open(r.db, NSTORE_SYNC_NORMAL, &st), 0);
 	for (k = 0; k < 400; k++)
 		put_dump(st, k, "before", "6.12", "b", now - 400000 + k * 1000,
@@ -688,13 +635,13 @@ static void test_prune_beside_daemon(void **state)
 			    DEADLINE_MS, r.log);
 	assert_true(harness_metric(r.mport, "netoops_dumps_lost_total") == 0);
 	assert_int_equal(harness_stop(&r.pid), 0);
-	assert_int_equal(cli(r.db, "list --json --no-log --host during", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(r.db, "list --json --no-log --host during",
+				     out, sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	assert_int_equal(json_array_size(j), 40);
 	json_decref(j);
-	assert_int_equal(cli(r.db, "list --json --no-log --host before", out,
-			     sizeof(out)), 0);
+	assert_int_equal(harness_cli(r.db, "list --json --no-log --host before",
+				     out, sizeof(out)), 0);
 	j = json_loads(out, 0, NULL);
 	print_message("prune beside netoopsd: %zu of 400 old dumps left, 40"
 		      " new stored\n", json_array_size(j));
@@ -746,7 +693,7 @@ static void test_kernel_drops_summed(void **state)
 		"--rcvbuf", "4096", NULL
 	};
 	unsigned int rxq[2], drops[2];
-	struct daemon_run r;
+	struct harness_daemon r;
 	uint32_t a[2];
 	uint64_t end;
 	char junk[200];
@@ -754,7 +701,7 @@ static void test_kernel_drops_summed(void **state)
 	int i, k;
 
 	(void)state;
-	setup_run(&r);
+	harness_dir(&r, "cli");
 	start_daemon(&r, extra);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(inet_pton(AF_INET, addrs[i], &a[i]), 1);

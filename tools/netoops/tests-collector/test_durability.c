@@ -54,69 +54,41 @@
 #define LOCK_MS		20000
 
 struct run {
-	char dir[64];		/* temporary directory */
-	char db[128];
-	char ready[128];
-	char log[128];		/* standard error of the last start */
+	struct harness_daemon d;	/* d.log: of the last start */
 	char fs[80];		/* the tmpfs of start_full(), or "" */
 	char filler[128];	/* the file that fills it */
 	int starts;
-	pid_t pid;
-	int port, mport;
 };
 
 static void new_dir(struct run *r)
 {
 	memset(r, 0, sizeof(*r));
-	strcpy(r->dir, "/tmp/netoops-dur-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
-	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
-	current.active = true;
-	memcpy(current.dir, r->dir, sizeof(current.dir));
+	harness_dir(&r->d, "dur");
 }
 
-/* Starts netoopsd on r->db; @extra: more arguments, NULL-terminated. */
+/* Starts netoopsd on r->d.db; @extra: more arguments, NULL-terminated. */
 static void start(struct run *r, const char *timeout_ms,
 		  const char *const *extra)
 {
-	const char *bin = getenv("NETOOPSD");
-	uint64_t end = now_ms() + DEADLINE_MS;
-
-	assert_non_null(bin);
-	unlink(r->ready);
-	snprintf(r->log, sizeof(r->log), "%s/netoopsd.%d.log", r->dir,
+	snprintf(r->d.log, sizeof(r->d.log), "%s/netoopsd.%d.log", r->d.dir,
 		 ++r->starts);
-	r->pid = fork();
-	assert_true(r->pid >= 0);
-	current.pid = r->pid;
-	if (!r->pid) {
-		const char *argv[32] = {
-			bin, "--listen", "127.0.0.1", "--port", "0",
-			"--db", r->db, "--ready-file", r->ready,
+	harness_start(&r->d, (const char *const []){
+			"--listen", "127.0.0.1", "--port", "0",
+			"--db", r->d.db, "--ready-file", r->d.ready,
 			"--metrics-listen", "127.0.0.1:0", "--timeout-ms",
 			timeout_ms, "--max-packet", "2048", "--workers", "2",
-			"--sync", "normal",
-		};
-		int n = 19;
-
-		while (extra && *extra && n < 31)
-			argv[n++] = *extra++;
-		harness_exec(argv, r->log);
-	}
-	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
-			   &r->mport);
+			"--sync", "normal", NULL }, extra, DEADLINE_MS);
 }
 
 /* SIGTERM; returns the exit status. */
 static int stop(struct run *r)
 {
-	return harness_stop(&r->pid);
+	return harness_stop(&r->d.pid);
 }
 
 static void cleanup(struct run *r)
 {
-	harness_cleanup(r->dir);
+	harness_cleanup(r->d.dir);
 }
 
 static void send_pkts(int port, const struct gen_pkts *p, size_t from,
@@ -139,14 +111,15 @@ static void send_pkts(int port, const struct gen_pkts *p, size_t from,
 /* GET /metrics; the value of @name, or -1 if it is not there. */
 static double metric(const struct run *r, const char *name)
 {
-	return harness_metric(r->mport, name);
+	return harness_metric(r->d.mport, name);
 }
 
 /* Waits until metric @name is at least @want; returns its value. */
 static double wait_metric(const struct run *r, const char *name,
 			  double want)
 {
-	return harness_wait_metric(r->mport, name, want, DEADLINE_MS, r->log);
+	return harness_wait_metric(r->d.mport, name, want, DEADLINE_MS,
+				   r->d.log);
 }
 
 static void assert_metric(const struct run *r, const char *name,
@@ -156,7 +129,7 @@ static void assert_metric(const struct run *r, const char *name,
 
 	if (v != want)
 		fail_msg("%s is %g, wanted %g (log: %s)", name, v, want,
-			 r->log);
+			 r->d.log);
 }
 
 /* Dumps the CLI lists with @args (e.g. "--complete"). */
@@ -167,7 +140,7 @@ static size_t cli_count(const struct run *r, const char *args)
 	json_t *j;
 
 	snprintf(cmd, sizeof(cmd), "list --json --no-log %s", args);
-	j = harness_cli_json(r->db, cmd);
+	j = harness_cli_json(r->d.db, cmd);
 	assert_true(json_is_array(j));
 	n = json_array_size(j);
 	json_decref(j);
@@ -178,7 +151,7 @@ static size_t cli_count(const struct run *r, const char *args)
 static char *cli_log(const struct run *r, const uint8_t boot[16],
 		     size_t *ret_len)
 {
-	json_t *j = harness_cli_json(r->db, "list --json");
+	json_t *j = harness_cli_json(r->d.db, "list --json");
 	json_t *d = harness_find_dump(j, boot);
 	char *log;
 
@@ -230,7 +203,7 @@ static void assert_named(const struct run *r, const char *log,
 		if (memmem(line, p - line, what, strlen(what)))
 			return;
 	}
-	fail_msg("%s does not name %s on a line with \"%s\"", r->log, needle,
+	fail_msg("%s does not name %s on a line with \"%s\"", r->d.log, needle,
 		 what);
 }
 
@@ -292,7 +265,7 @@ static void send_all(const struct run *r, const struct dumps *ds)
 	size_t i;
 
 	for (i = 0; i < ds->n; i++)
-		send_pkts(r->port, &ds->p[i], 0, ds->p[i].n);
+		send_pkts(r->d.port, &ds->p[i], 0, ds->p[i].n);
 }
 
 /* The end of a test that passed: nothing of it left. */
@@ -309,7 +282,7 @@ static sqlite3 *lock_db(const struct run *r)
 {
 	sqlite3 *db;
 
-	assert_int_equal(sqlite3_open_v2(r->db, &db, SQLITE_OPEN_READWRITE,
+	assert_int_equal(sqlite3_open_v2(r->d.db, &db, SQLITE_OPEN_READWRITE,
 					 NULL), SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
 	assert_int_equal(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL,
@@ -368,7 +341,7 @@ static void test_store_locked(void **state)
 	assert_int_equal(cli_count(&r, "--complete"), 20);
 	assert_int_equal(cli_count(&r, ""), 20);
 	/* every dump the store could not take is named */
-	log = slurp(r.log);
+	log = slurp(r.d.log);
 	for (i = 0; i < ds->n; i++)
 		assert_named(&r, log, ds->boot[i], "not stored yet");
 	assert_non_null(strstr(log, "Device or resource busy"));
@@ -396,7 +369,7 @@ static void test_spool_restart(void **state)
 	assert_metric(&r, "netoops_dumps_lost_total", 0);
 	wait_metric(&r, "netoops_dumps_spooled_total", 10);
 	assert_int_equal(stop(&r), 0);		/* nothing lost */
-	log = slurp(r.log);
+	log = slurp(r.d.log);
 	assert_non_null(strstr(log, "10 dumps left in"));
 	free(log);
 	unlock_db(db);
@@ -407,7 +380,7 @@ static void test_spool_restart(void **state)
 	assert_metric(&r, "netoops_dumps_lost_total", 0);
 	assert_int_equal(stop(&r), 0);
 	assert_int_equal(cli_count(&r, "--complete"), 10);
-	log = slurp(r.log);
+	log = slurp(r.d.log);
 	assert_non_null(strstr(log, "10 dumps of the last run to store"));
 	free(log);
 	finish(&r, ds);
@@ -483,9 +456,9 @@ static void fill(const char *path)
 static void start_full(struct run *r, const char *const *extra)
 {
 	new_dir(r);
-	snprintf(r->fs, sizeof(r->fs), "%s/fs", r->dir);
+	snprintf(r->fs, sizeof(r->fs), "%s/fs", r->d.dir);
 	mount_tmpfs(r->fs, "4m");
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->fs);
+	snprintf(r->d.db, sizeof(r->d.db), "%s/n.db", r->fs);
 	snprintf(r->filler, sizeof(r->filler), "%s/filler", r->fs);
 	start(r, "10000", extra);
 	fill(r->filler);
@@ -523,7 +496,7 @@ static void test_disk_full(void **state)
 	assert_metric(&r, "netoops_spool_memory_dumps", 0);
 	assert_int_equal(stop(&r), 0);
 	assert_int_equal(cli_count(&r, "--complete"), 40);
-	log = slurp(r.log);
+	log = slurp(r.d.log);
 	for (i = 0; i < ds->n; i++)
 		assert_named(&r, log, ds->boot[i], "holding in memory");
 	assert_non_null(strstr(log, "No space left on device"));
@@ -544,16 +517,16 @@ static void test_refused(void **state)
 	ds = make_dumps(6, 400, 8000, 0);
 	start_full(&r, extra);
 	for (i = 0; i < 5; i++)
-		send_pkts(r.port, &ds->p[i], 0, ds->p[i].n);
+		send_pkts(r.d.port, &ds->p[i], 0, ds->p[i].n);
 	wait_metric(&r, "netoops_dumps_refused_total", 5);
 	assert_metric(&r, "netoops_dumps_lost_total", 5);
 	/* still there: space again, the next dump is stored */
 	assert_int_equal(unlink(r.filler), 0);
-	send_pkts(r.port, &ds->p[5], 0, ds->p[5].n);
+	send_pkts(r.d.port, &ds->p[5], 0, ds->p[5].n);
 	wait_metric(&r, "netoops_dumps_stored_total", 1);
 	assert_int_equal(stop(&r), 1);		/* a dump was lost */
 	assert_int_equal(cli_count(&r, ""), 1);
-	log = slurp(r.log);
+	log = slurp(r.d.log);
 	for (i = 0; i < 5; i++)
 		assert_named(&r, log, ds->boot[i], "dump lost");
 	free(log);
@@ -576,7 +549,7 @@ static void test_resume_restart(void **state)
 	for (i = 0; i < ds->n; i++) {
 		assert_true(ds->p[i].n >= 6);
 		half = ds->p[i].n / 2;
-		send_pkts(r.port, &ds->p[i], 0, half);
+		send_pkts(r.d.port, &ds->p[i], 0, half);
 		first += half;
 	}
 	wait_metric(&r, "netoops_packets_accepted_total", first);
@@ -586,7 +559,7 @@ static void test_resume_restart(void **state)
 
 	start(&r, "600000", NULL);
 	for (i = 0; i < ds->n; i++)
-		send_pkts(r.port, &ds->p[i], ds->p[i].n / 2, ds->p[i].n);
+		send_pkts(r.d.port, &ds->p[i], ds->p[i].n / 2, ds->p[i].n);
 	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 30);
 	wait_metric(&r, "netoops_dumps_stored_total", 30);
 	printf("after the restart: %g dumps complete, %g resumed from %g"
@@ -610,7 +583,7 @@ static void test_resume_restart(void **state)
 		free(log);
 	}
 	/* complete: their datagrams are no longer kept */
-	snprintf(path, sizeof(path), "%s.spool/resume", r.db);
+	snprintf(path, sizeof(path), "%s.spool/resume", r.d.db);
 	{
 		char cmd[256];
 
@@ -633,11 +606,11 @@ static void test_resume_timeout(void **state)
 	start(&r, "1000", NULL);
 	ds = make_dumps(1, 600, 20000, 512);
 	half = ds->p[0].n / 2;
-	send_pkts(r.port, &ds->p[0], 0, half);
+	send_pkts(r.d.port, &ds->p[0], 0, half);
 	wait_metric(&r, "netoops_dumps_total{state=\"partial\"}", 1);
 	wait_metric(&r, "netoops_dumps_stored_total", 1);
 	assert_int_equal(cli_count(&r, "--partial"), 1);
-	send_pkts(r.port, &ds->p[0], half, ds->p[0].n);
+	send_pkts(r.d.port, &ds->p[0], half, ds->p[0].n);
 	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 1);
 	wait_metric(&r, "netoops_dumps_stored_total", 2);	/* replaced */
 	assert_metric(&r, "netoops_dumps_resumed_total", 1);

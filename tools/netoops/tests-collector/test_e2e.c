@@ -42,96 +42,43 @@
 #define DEADLINE_MS 20000
 
 struct daemon_run {
-	char dir[64];
-	char db[128];
-	char ready[128];
+	struct harness_daemon d;
 	char metrics[128];
 	char archive[128];
-	char log[128];		/* the daemon's standard error */
-	pid_t pid;
-	int port;
-	int mport;
 };
-
-/* start_daemon() flags */
-#define D_V6		0x1	/* also listen on ::1 */
-#define D_VERBOSE	0x2	/* -v: a line per stored dump */
 
 /* @extra: more arguments (NULL-terminated), after the others, or NULL. */
 static void start_daemon(struct daemon_run *r, const char *timeout_ms,
-			 int flags, const char *const *extra)
+			 const char *const *extra)
 {
-	const char *bin = getenv("NETOOPSD");
-	uint64_t end = now_ms() + DEADLINE_MS;
-
-	assert_non_null(bin);
-	strcpy(r->dir, "/tmp/netoops-e2e-XXXXXX");
-	assert_non_null(mkdtemp(r->dir));
-	snprintf(r->db, sizeof(r->db), "%s/n.db", r->dir);
-	snprintf(r->ready, sizeof(r->ready), "%s/ready", r->dir);
-	snprintf(r->metrics, sizeof(r->metrics), "%s/metrics", r->dir);
-	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->dir);
-	snprintf(r->log, sizeof(r->log), "%s/netoopsd.log", r->dir);
-	r->pid = fork();
-	assert_true(r->pid >= 0);
-	current.active = true;
-	current.pid = r->pid;
-	memcpy(current.dir, r->dir, sizeof(current.dir));
-	if (!r->pid) {
-		const char *argv[40] = {
-			bin, "--listen", "127.0.0.1", "--port", "0",
-			"--db", r->db, "--ready-file", r->ready,
+	harness_dir(&r->d, "e2e");
+	snprintf(r->metrics, sizeof(r->metrics), "%s/metrics", r->d.dir);
+	snprintf(r->archive, sizeof(r->archive), "%s/archive", r->d.dir);
+	harness_start(&r->d, (const char *const []){
+			"--listen", "127.0.0.1", "--port", "0",
+			"--db", r->d.db, "--ready-file", r->d.ready,
 			"--metrics-file", r->metrics, "--metrics-listen",
 			"127.0.0.1:0", "--timeout-ms", timeout_ms,
 			"--max-packet", "2048", "--workers", "2", "--sync",
-			"normal", "--archive", r->archive,
-		};
-		int n = 23;
-
-		if (flags & D_V6) {
-			argv[n++] = "--listen";
-			argv[n++] = "::1";
-		}
-		if (flags & D_VERBOSE)
-			argv[n++] = "-v";
-		while (extra && *extra && n < 39)
-			argv[n++] = *extra++;
-		harness_exec(argv, r->log);
-	}
-	harness_wait_ready(r->pid, r->ready, r->log, end, &r->port,
-			   &r->mport);
-	assert_true(r->port > 0);
-	assert_true(r->mport > 0);
+			"normal", "--archive", r->archive, NULL },
+		      extra, DEADLINE_MS);
 }
 
 static int stop_daemon(struct daemon_run *r)
 {
-	return harness_stop(&r->pid);
+	return harness_stop(&r->d.pid);
 }
 
 static void cleanup(struct daemon_run *r)
 {
-	harness_cleanup(r->dir);
+	harness_cleanup(r->d.dir);
 }
 
 /*
- * Every datagram from a new socket, so from a new source port, as a NAT
- * may do: a dump still has to meet in one worker (boot_id steering).
+ * Sends packets in @order (indices), or all in order when NULL, each from
+ * a new source port: a dump still has to meet in one worker (boot_id
+ * steering).
  */
-static void send_raw(int port, const void *buf, size_t len)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(sendto(fd, buf, len, 0, (struct sockaddr *)&sa,
-				sizeof(sa)), (ssize_t)len);
-	close(fd);
-}
-
-/* Sends packets in @order (indices), or all in order when NULL. */
 static void send_pkts(int port, const struct gen_pkts *p, const int *order,
 		      int n)
 {
@@ -142,27 +89,27 @@ static void send_pkts(int port, const struct gen_pkts *p, const int *order,
 	for (i = 0; i < n; i++) {
 		int k = order ? order[i] : i;
 
-		send_raw(port, p->buf[k], p->len[k]);
+		harness_send_raw(port, p->buf[k], p->len[k]);
 	}
 }
 
 /* GET /metrics over loopback; returns the value of @name or -1. */
 static double metric(const struct daemon_run *r, const char *name)
 {
-	return harness_metric(r->mport, name);
+	return harness_metric(r->d.mport, name);
 }
 
 static void wait_metric(const struct daemon_run *r, const char *name,
 			double want)
 {
-	assert_true(harness_wait_metric(r->mport, name, want, DEADLINE_MS,
-					r->log) == want);
+	assert_true(harness_wait_metric(r->d.mport, name, want, DEADLINE_MS,
+					r->d.log) == want);
 }
 
 /* Runs the CLI with "--db DB" and @args, returns its parsed JSON output. */
 static json_t *cli_json(const struct daemon_run *r, const char *args)
 {
-	return harness_cli_json(r->db, args);
+	return harness_cli_json(r->d.db, args);
 }
 
 static void mkboot(uint8_t boot[16], int n)
@@ -193,7 +140,7 @@ static void test_daemon(void **state)
 	char args[256];
 
 	(void)state;
-	start_daemon(&r, "1500", 0, NULL);
+	start_daemon(&r, "1500", NULL);
 	mkboot(b1, 1);
 	mkboot(b2, 2);
 	mkboot(b3, 3);
@@ -213,7 +160,7 @@ static void test_daemon(void **state)
 	assert_true(pr.n > 10 && pr.n < 64 && pl.n < 64 && pz.n > 4);
 
 	/* 1. complete, in order */
-	send_pkts(r.port, &pc, NULL, 0);
+	send_pkts(r.d.port, &pc, NULL, 0);
 	/* 2. complete, shuffled: even indices descending, then odd ones */
 	for (i = 0, n = 0; i < (int)pr.n; i++)
 		if (!(((int)pr.n - 1 - i) % 2))
@@ -221,33 +168,33 @@ static void test_daemon(void **state)
 	for (i = 1; i < (int)pr.n; i += 2)
 		order[n++] = i;
 	assert_int_equal(n, pr.n);
-	send_pkts(r.port, &pr, order, n);
+	send_pkts(r.d.port, &pr, order, n);
 	/* 3. lossy plain: packets 1 and 4 never come */
 	for (i = 0; i < (int)pl.n; i++)
 		if (i != 1 && i != 4)
 			lossy[nl++] = i;
-	send_pkts(r.port, &pl, lossy, nl);
+	send_pkts(r.d.port, &pl, lossy, nl);
 	assert_int_equal(netoops_decode_packet(pl.buf[1], pl.len[1], &a), 0);
 	assert_int_equal(netoops_decode_packet(pl.buf[4], pl.len[4], &b), 0);
 	/* 4. lossy compressed: packet 2 never comes */
 	for (i = 0, nl = 0; i < (int)pz.n; i++)
 		if (i != 2)
 			lossy[nl++] = i;
-	send_pkts(r.port, &pz, lossy, nl);
+	send_pkts(r.d.port, &pz, lossy, nl);
 	/* 5. every packet twice */
-	send_pkts(r.port, &pd, NULL, 0);
-	send_pkts(r.port, &pd, NULL, 0);
+	send_pkts(r.d.port, &pd, NULL, 0);
+	send_pkts(r.d.port, &pd, NULL, 0);
 	/* 6. bad packets, one of each kind */
 	for (i = 0; i < (int)sizeof(garbage); i++)
 		garbage[i] = (char)(i * 7 + 3);
-	send_raw(r.port, garbage, sizeof(garbage));		/* magic */
+	harness_send_raw(r.d.port, garbage, sizeof(garbage));	/* magic */
 	memcpy(trunc, pr.buf[0], pr.len[0]);
-	send_raw(r.port, trunc, pr.len[0] - 10);		/* length */
+	harness_send_raw(r.d.port, trunc, pr.len[0] - 10);	/* length */
 	trunc[pr.len[0] - 1] ^= 0x55;
-	send_raw(r.port, trunc, pr.len[0]);			/* checksum */
+	harness_send_raw(r.d.port, trunc, pr.len[0]);		/* checksum */
 	memset(big, 'x', sizeof(big));
-	send_raw(r.port, big, sizeof(big));			/* oversized */
-	send_raw(r.port, "NOPS", 4);				/* short */
+	harness_send_raw(r.d.port, big, sizeof(big));		/* oversized */
+	harness_send_raw(r.d.port, "NOPS", 4);			/* short */
 
 	t0 = now_ms();
 	/* Every datagram accounted for. */
@@ -370,7 +317,7 @@ static void test_daemon(void **state)
 		FILE *f;
 
 		snprintf(cmd, sizeof(cmd), "%s --db %s export",
-			 getenv("NETOOPS_CLI"), r.db);
+			 getenv("NETOOPS_CLI"), r.d.db);
 		f = popen(cmd, "r");
 		assert_non_null(f);
 		/* export goes oldest first, list newest first: the same
@@ -404,7 +351,7 @@ static void test_daemon(void **state)
 	 */
 	snprintf(args, sizeof(args), "decode --json %s", r.archive);
 	/* exit status 3: partial dumps */
-	show = harness_cli_json_status(r.db, args, 3);
+	show = harness_cli_json_status(r.d.db, args, 3);
 	assert_int_equal(json_integer_value(json_object_get(show, "refused")),
 			 0);
 	assert_int_equal(json_integer_value(json_object_get(show, "packets")),
@@ -458,12 +405,12 @@ static void test_sigterm_flush(void **state)
 	char *log;
 
 	(void)state;
-	start_daemon(&r, "600000", 0, NULL);	/* nothing times out by itself */
+	start_daemon(&r, "600000", NULL);	/* nothing times out by itself */
 	mkboot(b, 9);
 	log = gen_log(8000, "flush_fn", 9, &len);
 	assert_int_equal(gen_dump(&p, b, 3, &op, log, len), 0);
 	assert_true(p.n > 4);
-	send_pkts(r.port, &p, (int[]){ 0, 1, 2 }, 3);
+	send_pkts(r.d.port, &p, (int[]){ 0, 1, 2 }, 3);
 	wait_metric(&r, "netoops_packets_accepted_total", 3);
 	assert_true(metric(&r, "netoops_dumps_stored_total") == 0);
 	assert_int_equal(stop_daemon(&r), 0);
@@ -501,7 +448,7 @@ static void test_limit_per_source(void **state)
 	int i;
 
 	(void)state;
-	start_daemon(&r, "600000", 0, NULL);
+	start_daemon(&r, "600000", NULL);
 	mkboot(b, 12);
 	log = gen_log(4000, "greedy_fn", 12, &len);
 	/* Nine dumps of one boot, each missing its last packet: with the
@@ -510,7 +457,7 @@ static void test_limit_per_source(void **state)
 	for (i = 0; i < 9; i++) {
 		assert_int_equal(gen_dump(&p[i], b, 100 + i, &op, log, len), 0);
 		assert_true(p[i].n > 2);
-		send_pkts(r.port, &p[i], (int[]){ 0, 1 }, 2);
+		send_pkts(r.d.port, &p[i], (int[]){ 0, 1 }, 2);
 	}
 	wait_metric(&r, "netoops_packets_processed_total", 18);
 	assert_true(metric(&r, "netoops_packets_dropped_total{reason=\"limit_source\"}") == 2);
@@ -548,13 +495,14 @@ static void test_ipv6(void **state)
 		skip();	/* prints SKIPPED: no IPv6 loopback here */
 	}
 	close(fd);
-	start_daemon(&r, "600000", D_V6, NULL);
+	start_daemon(&r, "600000",
+		     (const char *const []){ "--listen", "::1", NULL });
 	mkboot(b, 6);
 	log = gen_log(30000, "v6_fn", 6, &len);
 	assert_int_equal(gen_dump(&p, b, 1, &op, log, len), 0);
 	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	assert_true(fd >= 0);
-	sa.sin6_port = htons(r.port);
+	sa.sin6_port = htons(r.d.port);
 	for (i = 0; i < p.n; i++)
 		assert_int_equal(sendto(fd, p.buf[i], p.len[i], 0,
 					(struct sockaddr *)&sa, sizeof(sa)),
@@ -582,7 +530,7 @@ static void test_decode_file(void **state)
 	struct gen_opts op = { .hostname = "dec", .reason = 1,
 			       .compress = true, .release = "r" };
 	char path[] = "/tmp/netoops-decode-XXXXXX", args[128];
-	struct daemon_run r = { .db = "/nonexistent" };
+	struct daemon_run r = { .d.db = "/nonexistent" };
 	struct gen_pkts p;
 	uint8_t b[16];
 	json_t *j, *d;
@@ -602,7 +550,7 @@ static void test_decode_file(void **state)
 	assert_int_equal(write(fd, "garbage!", 8), 8);
 	close(fd);
 	snprintf(args, sizeof(args), "decode --json %s", path);
-	j = harness_cli_json_status(r.db, args, 3);	/* 3: one refused */
+	j = harness_cli_json_status(r.d.db, args, 3);	/* 3: one refused */
 	assert_int_equal(json_integer_value(json_object_get(j, "packets")),
 			 p.n + 1);
 	assert_int_equal(json_integer_value(json_object_get(j, "refused")), 1);
@@ -649,7 +597,7 @@ static void test_decode_pcap(void **state)
 	struct gen_opts op = { .hostname = "cap", .reason = 1,
 			       .compress = true, .release = "r" };
 	char path[] = "/tmp/netoops-pcap-XXXXXX", args[128];
-	struct daemon_run r = { .db = "/nonexistent" };
+	struct daemon_run r = { .d.db = "/nonexistent" };
 	pcap_dumper_t *pd;
 	struct gen_pkts p;
 	pcap_t *pc;
@@ -742,7 +690,7 @@ static char *cli_text(const struct daemon_run *r, const char *args,
 
 	assert_non_null(buf);
 	snprintf(cmd, sizeof(cmd), "%s --db %s %s", getenv("NETOOPS_CLI"),
-		 r->db, args);
+		 r->d.db, args);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -837,15 +785,15 @@ static void test_terminal_escapes(void **state)
 	long col;
 
 	(void)state;
-	start_daemon(&r, "600000", D_VERBOSE, NULL);
+	start_daemon(&r, "600000", (const char *const []){ "-v", NULL });
 	mkboot(be, 20);
 	mkboot(bn, 21);
 	nlog = gen_log(6000, "normal_fn", 21, &nlen);
 	assert_int_equal(gen_dump(&pe, be, 1, &oe, evil_log,
 				  sizeof(evil_log) - 1), 0);
 	assert_int_equal(gen_dump(&pn, bn, 1, &on, nlog, nlen), 0);
-	send_pkts(r.port, &pe, NULL, 0);
-	send_pkts(r.port, &pn, NULL, 0);
+	send_pkts(r.d.port, &pe, NULL, 0);
+	send_pkts(r.d.port, &pn, NULL, 0);
 	wait_metric(&r, "netoops_dumps_stored_total", 2);
 	assert_int_equal(stop_daemon(&r), 0);
 
@@ -939,7 +887,7 @@ static void test_terminal_escapes(void **state)
 	free(out);
 
 	/* netoopsd -v logged the stored dumps with the hostname escaped */
-	f = fopen(r.log, "r");
+	f = fopen(r.d.log, "r");
 	assert_non_null(f);
 	out = calloc(1, 65536);
 	assert_non_null(out);
@@ -1076,14 +1024,14 @@ static void test_cli_store_errors(void **state)
 	expect_error(cmd, false, 1, "none.db: no such database (has netoopsd"
 		     " run?)\n");
 	/* a real store the reader may not read */
-	snprintf(r.db, sizeof(r.db), "%s/n.db", dir);
+	snprintf(r.d.db, sizeof(r.d.db), "%s/n.db", dir);
 	snprintf(cmd, sizeof(cmd), "%s --db %s import-log /etc/hostname"
-		 " >/dev/null", cli, r.db);
+		 " >/dev/null", cli, r.d.db);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(chmod(r.db, 0), 0);
-	snprintf(cmd, sizeof(cmd), "%s --db %s list", cli, r.db);
+	assert_int_equal(chmod(r.d.db, 0), 0);
+	snprintf(cmd, sizeof(cmd), "%s --db %s list", cli, r.d.db);
 	snprintf(msg, sizeof(msg), "cannot open store %s: Permission denied\n",
-		 r.db);
+		 r.d.db);
 	expect_error(cmd, true, 1, msg);
 	rm_tmp(dir);
 }
@@ -1190,9 +1138,9 @@ static void test_config_comments(void **state)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
-	start_daemon(&r, "600000", 0, extra);
+	start_daemon(&r, "600000", extra);
 	assert_int_equal(stop_daemon(&r), 0);
-	f = fopen(r.log, "r");
+	f = fopen(r.d.log, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(text, sizeof(text), f));
 	fclose(f);
@@ -1286,33 +1234,33 @@ static void test_one_per_port(void **state)
 	int st;
 
 	(void)state;
-	start_daemon(&a, "600000", 0, NULL);
-	snprintf(port, sizeof(port), "%d", a.port);
-	snprintf(db, sizeof(db), "%s/second.db", a.dir);
-	snprintf(log, sizeof(log), "%s/second.log", a.dir);
+	start_daemon(&a, "600000", NULL);
+	snprintf(port, sizeof(port), "%d", a.d.port);
+	snprintf(db, sizeof(db), "%s/second.db", a.d.dir);
+	snprintf(log, sizeof(log), "%s/second.log", a.d.dir);
 	snprintf(want, sizeof(want), "netoopsd: udp port %d is taken by"
-		 " another netoopsd (pid %d): one netoopsd per port\n", a.port,
-		 (int)a.pid);
+		 " another netoopsd (pid %d): one netoopsd per port\n", a.d.port,
+		 (int)a.d.pid);
 	assert_int_equal(run_until_exit(same, log), 1);
 	assert_string_equal(read_text(log), want);
 	assert_int_equal(run_until_exit(wild, log), 1);
 	assert_string_equal(read_text(log), want);
-	send_dumps(a.port, 0, 8);
+	send_dumps(a.d.port, 0, 8);
 	wait_metric(&a, "netoops_dumps_stored_total", 8);
 	assert_true(metric(&a, "netoops_dumps_stored_total") == 8);
 
 	/* SIGKILL: the port is free again at once. */
-	assert_int_equal(kill(a.pid, SIGKILL), 0);
-	assert_int_equal(waitpid(a.pid, &st, 0), a.pid);
+	assert_int_equal(kill(a.d.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(a.d.pid, &st, 0), a.d.pid);
 	assert_true(WIFSIGNALED(st));
 	current.pid = 0;
-	start_daemon(&b, "600000", 0, extra);
-	assert_int_equal(b.port, a.port);
-	send_dumps(b.port, 8, 1);
+	start_daemon(&b, "600000", extra);
+	assert_int_equal(b.d.port, a.d.port);
+	send_dumps(b.d.port, 8, 1);
 	wait_metric(&b, "netoops_dumps_stored_total", 1);
 	assert_int_equal(stop_daemon(&b), 0);
 	cleanup(&b);
-	harness_cleanup(a.dir);
+	harness_cleanup(a.d.dir);
 }
 
 /* The value of "@field:\t<hex>" in /proc/@pid/task/@tid/status. */
@@ -1371,18 +1319,18 @@ static void test_capabilities(void **state)
 	fclose(f);
 	want = rmem_max + (1 << 20);
 	snprintf(rcvbuf, sizeof(rcvbuf), "%lld", want);
-	start_daemon(&r, "600000", 0, extra);
+	start_daemon(&r, "600000", extra);
 	/* The kernel doubles it; without the capability, 2 x rmem_max. */
-	assert_int_equal(udp_rcvbuf(r.port), 2 * want);
+	assert_int_equal(udp_rcvbuf(r.d.port), 2 * want);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)r.pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r.d.pid);
 	dir = opendir(path);
 	assert_non_null(dir);
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
-			 (int)r.pid, de->d_name);
+			 (int)r.d.pid, de->d_name);
 		f = fopen(path, "r");
 		assert_non_null(f);
 		n = fread(status, 1, sizeof(status) - 1, f);
@@ -1399,7 +1347,7 @@ static void test_capabilities(void **state)
 	closedir(dir);
 	assert_true(tasks > 2);		/* main, workers, finishers, ... */
 
-	send_dumps(r.port, 16, 2);
+	send_dumps(r.d.port, 16, 2);
 	wait_metric(&r, "netoops_dumps_stored_total", 2);
 	assert_int_equal(stop_daemon(&r), 0);
 	cleanup(&r);

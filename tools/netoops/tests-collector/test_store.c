@@ -27,6 +27,7 @@
 #include <linux/netoops.h>
 
 #include "store/store.h"
+#include "gen_dump.h"
 #include "harness.h"
 
 struct fx {
@@ -682,8 +683,6 @@ static struct nstore_dump *mk_at(int n, const char *host, const char *sig,
 				 int64_t ms, size_t log_len)
 {
 	struct nstore_dump *d = mk(1, n, host, "6.12.0-test", sig, true, 4);
-	uint32_t x = 2463534242u + n;
-	size_t i;
 
 	memset(d->boot_id, 0, 16);
 	memcpy(d->boot_id, &n, sizeof(n));
@@ -691,13 +690,8 @@ static struct nstore_dump *mk_at(int n, const char *host, const char *sig,
 	if (log_len) {
 		free(d->log);
 		d->log = malloc(log_len + 1);
-		for (i = 0; i < log_len; i++) {	/* xorshift32 */
-			x ^= x << 13;
-			x ^= x >> 17;
-			x ^= x << 5;
-			d->log[i] = 'a' + x % 26;
-		}
-		d->log[log_len] = 0;
+		assert_non_null(d->log);
+		gen_noise(d->log, log_len, n);
 		d->log_len = log_len;
 	}
 	return d;
