@@ -2,7 +2,8 @@
 /*
  * netoops_compat.h - the few kernel API differences between the Debian 6.1
  * and 6.12 kernels that netpoll_targets, netconsole and netoops build
- * against.  Keep every LINUX_VERSION_CODE test here.
+ * against.  The out-of-tree Kbuild defines NETOOPS_COMPAT_* when the
+ * kernel's headers lack the newer API; a current tree defines none.
  */
 #ifndef _LINUX_NETOOPS_COMPAT_H
 #define _LINUX_NETOOPS_COMPAT_H
@@ -11,7 +12,6 @@
 #include <linux/netpoll.h>
 #include <linux/pstore.h>
 #include <linux/rtnetlink.h>
-#include <linux/version.h>
 
 /**
  * netoops_netpoll_cleanup_locked() - detach a netpoll from its device
@@ -26,12 +26,12 @@ static inline void netoops_netpoll_cleanup_locked(struct netpoll *np)
 	ASSERT_RTNL();
 	if (!np->dev)
 		return;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	do_netpoll_cleanup(np);
-#else
+#ifdef NETOOPS_COMPAT_NO_DO_NETPOLL_CLEANUP
 	__netpoll_cleanup(np);
 	netdev_put(np->dev, &np->dev_tracker);
 	np->dev = NULL;
+#else
+	do_netpoll_cleanup(np);
 #endif
 }
 
@@ -43,10 +43,10 @@ static inline void netoops_netpoll_cleanup_locked(struct netpoll *np)
  */
 static inline void netoops_pstore_buf_lock_init(struct pstore_info *psi)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-	raw_spin_lock_init(&psi->buf_lock);
-#else
+#ifdef NETOOPS_COMPAT_PSTORE_SPINLOCK
 	spin_lock_init(&psi->buf_lock);
+#else
+	raw_spin_lock_init(&psi->buf_lock);
 #endif
 }
 
