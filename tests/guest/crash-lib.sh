@@ -190,20 +190,18 @@ ct_crash_run()
 # came out (serial.ts and qemu.exit are on the host's clock).
 ct__timeout_report()
 {
-	local kill last=""
+	local kill silent=""
 
 	kill=$(cut -d' ' -f1 "$CT_DIR/qemu.exit" 2>/dev/null)
 	if [ -n "$kill" ] && [ -s "$CT_DIR/serial.ts" ]; then
 		echo "last console lines, seconds before the kill:"
-		tail -n 5 "$CT_DIR/serial.ts" | while read -r t line; do
-			printf '  %7.1f %s\n' "$(echo "$kill - $t" | bc)" "$line"
-		done
-		last=$(tail -n 1 "$CT_DIR/serial.ts" | cut -d' ' -f1)
-		last=", console silent for its last $(awk -v a="$kill" -v b="$last" \
-			'BEGIN { printf "%.1f", a - b }') s"
+		tail -n 5 "$CT_DIR/serial.ts" | awk -v k="$kill" \
+			'{ t = $1; sub(/^[^ ]* /, ""); printf "  %7.1f %s\n", k - t, $0 }'
+		silent=$(tail -n 1 "$CT_DIR/serial.ts" | awk -v k="$kill" \
+			'{ printf ", console silent for its last %.1f s", k - $1 }')
 	fi
 	echo "guest timed out (QEMU killed by its timeout)$(
-		grep -q '^CT-TRIGGER' "$CT_DIR/results.log" && echo ', after the trigger')$last"
+		grep -q '^CT-TRIGGER' "$CT_DIR/results.log" && echo ', after the trigger')$silent"
 }
 
 # ct__udp_quiet FILE: true once FILE stopped growing for 300 ms.
