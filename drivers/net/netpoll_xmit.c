@@ -22,7 +22,12 @@
  *      packet, call netpoll_send_udp() (netpoll_xmit_udp()), or build the
  *      frame in an skb preallocated by the caller and hand it to the driver
  *      on the queue the stack would pick, with a trylock of that queue
- *      (netpoll_xmit_udp_pooled(): nothing is allocated).
+ *      (netpoll_xmit_udp_pooled(): nothing is allocated);
+ *   4. after the last datagram of a crash dump, wait until the device has
+ *      sent what it took (netpoll_xmit_pool_flush()): the driver taking an
+ *      skb only puts it in the device's ring, and the reset that follows a
+ *      panic (panic=N, panic=-1, an emergency restart) drops what the
+ *      device had not fetched yet -- the tail of the dump.
  *
  * The driver's tx poll, and netpoll_send_udp() when its trylock fails,
  * take the tx queue locks of the device and of the devices below it
@@ -815,7 +820,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    bool crash)
 {
 	struct net_device *dev = np->dev;
-	unsigned int slot, headroom, l3;
+	unsigned int slot, headroom, l3, qi;
 	struct netdev_queue *txq;
 	netdev_tx_t rc = NETDEV_TX_BUSY;
 	struct nx_deadline d;
@@ -840,6 +845,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	nx_deadline_init(&d, timeout_us);
 	rcu_read_lock();
 	txq = nx_pick_txq(dev, skb);
+	qi = skb_get_queue_mapping(skb);
 	for (;;) {
 		err = nx_ready_step(dev, true, txq, crash, &nopoll);
 		/* never from inside a NAPI poll of the device: recursion */
@@ -869,6 +875,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	if (!err) {
 		/* the driver owns the skb now */
 		smp_store_release(&pool->slot[slot], NULL);
+		WRITE_ONCE(pool->txq, qi);
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */
@@ -876,6 +883,95 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	return err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
+
+/*
+ * Bytes the driver took on @txq so far, and whether the device has
+ * reported the first @mark of them sent, by the driver's byte queue
+ * limits accounting (cumulative counts; a queue completes in order).  A driver
+ * that keeps none shows 0 taken and 0 sent: nothing to wait for.
+ */
+static unsigned int nx_txq_queued(struct netdev_queue *txq)
+{
+#ifdef CONFIG_BQL
+	return READ_ONCE(txq->dql.num_queued);
+#else
+	return 0;
+#endif
+}
+
+static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
+{
+#ifdef CONFIG_BQL
+	return (int)(READ_ONCE(txq->dql.num_completed) - mark) >= 0;
+#else
+	return true;
+#endif
+}
+
+/**
+ * netpoll_xmit_pool_flush - wait, bounded, until the device sent a dump
+ * @np: the netpoll the datagrams were sent through
+ * @pool: the pool netpoll_xmit_udp_pooled() sent them from
+ * @timeout_us: longest wait, as for netpoll_xmit_wait_ready()
+ * @crash: as for netpoll_xmit_wait_ready()
+ *
+ * netpoll_xmit_udp_pooled() returns once the driver took the datagram: it
+ * then sits in the device's ring until the device fetches it.  What
+ * follows a crash dump may reset the machine at once (panic=-1, panic=N
+ * on a CPU whose delay loop runs fast, an emergency restart), and the
+ * datagrams still in the ring are lost, silently.  So poll the device,
+ * which reaps its completions, until the tx queue the last datagram from
+ * @pool went out on has sent every byte its driver had taken when this
+ * was called, by the driver's byte queue limits accounting (what others
+ * queue meanwhile is not waited for).  A driver that keeps no such
+ * accounting shows nothing taken: there is nothing to wait for.
+ *
+ * Context: as netpoll_xmit_udp_pooled().
+ *
+ * Return: 0 when all of it was sent, -ETIMEDOUT when the
+ * device did not send it all within @timeout_us, -EDEADLK when it may not
+ * be polled (see netpoll_xmit_udp_pooled()), -ENODEV.
+ */
+int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
+			    unsigned int timeout_us, bool crash)
+{
+	struct net_device *dev = np->dev;
+	struct netdev_queue *txq;
+	struct nx_deadline d;
+	unsigned int qi, mark;
+	bool nopoll;
+	int err;
+
+	if (!dev)
+		return -ENODEV;
+	nx_deadline_init(&d, timeout_us);
+	rcu_read_lock();
+	qi = READ_ONCE(pool->txq);
+	txq = netdev_get_tx_queue(dev, qi < dev->real_num_tx_queues ? qi : 0);
+	mark = nx_txq_queued(txq);
+	for (;;) {
+		if (nx_txq_sent(txq, mark)) {
+			err = 0;
+			break;
+		}
+		err = nx_ready_step(dev, false, txq, crash, &nopoll);
+		/* inside a NAPI poll of the device: netpoll cannot poll it */
+		if (err != -ENODEV && nx_poll_owner_here(dev))
+			err = -EDEADLK;
+		if (err && err != -EAGAIN)
+			break;
+		if (nx_deadline_passed(&d)) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (!nopoll)
+			netpoll_poll_dev(dev);
+		udelay(NETPOLL_XMIT_POLL_US);
+	}
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_pool_flush);
 
 static int __init nx_init(void)
 {

@@ -108,6 +108,10 @@ struct netoops_txbuf {
  *		panic() stopped
  * @nobufs:	targets given up within a dump because their preallocated
  *		skbs ran out
+ * @unflushed:	targets of a crash dump whose device had not sent every
+ *		datagram it took when the dump returned (budget spent, or
+ *		the device could not be polled): a reset right after the
+ *		dump loses them
  */
 struct netoops_stats {
 	atomic64_t	dumps;
@@ -120,6 +124,7 @@ struct netoops_stats {
 	atomic64_t	fec_busy;
 	atomic64_t	locked;
 	atomic64_t	nobufs;
+	atomic64_t	unflushed;
 };
 
 extern struct netoops_stats netoops_stats;

@@ -298,6 +298,7 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 	struct netoops_enc enc;
 	bool any = false;
 	int len, err, stop = 0;
+	u64 now, left_us;
 
 	/* Common metadata, then this target's user fields. */
 	tx->meta.len = tx->common_len;
@@ -360,6 +361,19 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 		}
 	}
 out:
+	/*
+	 * The driver took the datagrams; have the device send them before
+	 * whatever follows a crash dump resets the machine (within what is
+	 * left of the dump's budget).
+	 */
+	now = ktime_get_mono_fast_ns();
+	left_us = now < tx->deadline_ns ?
+		  div_u64(tx->deadline_ns - now, NSEC_PER_USEC) : 0;
+	if (any && tx->d->crash &&
+	    netpoll_xmit_pool_flush(&nt->np, pool,
+				    min_t(u64, netoops_xmit_timeout_us, left_us),
+				    true))
+		atomic64_inc(&netoops_stats.unflushed);
 	if (any)
 		tx->sent_to++;
 	/* only an oops lives on to refill; a panic or a reboot does not */

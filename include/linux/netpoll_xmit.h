@@ -27,6 +27,8 @@ struct sk_buff;
  * @want:	skbs netpoll_xmit_pool_fill() keeps
  * @headroom:	headroom of each skb it allocates
  * @room:	tailroom of each skb it allocates
+ * @txq:	index of the tx queue the last datagram sent from the pool
+ *		went out on (see netpoll_xmit_pool_flush())
  * @fill_lock:	one filler at a time; senders take no lock
  */
 struct netpoll_xmit_pool {
@@ -35,6 +37,7 @@ struct netpoll_xmit_pool {
 	unsigned int	want;
 	unsigned int	headroom;
 	unsigned int	room;
+	unsigned int	txq;
 	struct mutex	fill_lock;	/* process context only */
 };
 
@@ -58,5 +61,7 @@ unsigned int netpoll_xmit_pool_avail(const struct netpoll_xmit_pool *pool);
 int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    const void *msg, int len, unsigned int timeout_us,
 			    bool crash);
+int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
+			    unsigned int timeout_us, bool crash);
 
 #endif /* _LINUX_NETPOLL_XMIT_H */
