@@ -68,11 +68,11 @@ MODULE_LICENSE("GPL");
 static char config[NC_PARAM_LEN];
 module_param_string(netconsole, config, NC_PARAM_LEN, 0);
 MODULE_PARM_DESC(netconsole,
-		 " netconsole=[+][r][src-port]@[src-ip]/[dev],[tgt-port]@<tgt-ip>/[tgt-macaddr]");
+		 " netconsole=[src-port]@[src-ip]/[dev],[tgt-port]@<tgt-ip>/[tgt-macaddr]");
 
 static bool oops_only;
 module_param(oops_only, bool, 0600);
-MODULE_PARM_DESC(oops_only, "Only log out oopses");
+MODULE_PARM_DESC(oops_only, "Only log oops messages");
 
 #ifndef MODULE
 static int __init option_setup(char *opt)
@@ -114,13 +114,13 @@ struct nc_target {
  * @item:	configfs item, named after the key
  * @nc:		owning target
  * @list:	entry in @nc->userdata_items
- * @value:	the value, without trailing newline
+ * @value:	the value, without trailing newline; NUL-terminated
  */
 struct nc_userdatum {
 	struct config_item	item;
 	struct nc_target	*nc;
 	struct list_head	list;
-	char			value[NC_UD_VALUE_LEN + 1];
+	char			value[NC_UD_VALUE_LEN];
 };
 
 static struct netpoll_targets nc_targets;
@@ -179,17 +179,26 @@ static ssize_t userdatum_value_store(struct config_item *item, const char *buf,
 				     size_t count)
 {
 	struct nc_userdatum *ud = to_userdatum(item);
-	size_t len = count;
+	ssize_t len;
 
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (len > NC_UD_VALUE_LEN)
+	/* Upstream's limits: the newline counts, the value keeps a NUL. */
+	if (count > NC_UD_VALUE_LEN)
 		return -EMSGSIZE;
 
 	/* May change while enabled: the next message carries it. */
 	mutex_lock(&nc_targets.mutex);
-	memcpy(ud->value, buf, len);
-	ud->value[len] = '\0';
+	len = strscpy(ud->value, buf, sizeof(ud->value));
+	if (len < 0) {
+		/*
+		 * -E2BIG: as upstream, the value now holds the first
+		 * NC_UD_VALUE_LEN - 1 bytes but messages keep the old lines
+		 * until the next change.
+		 */
+		mutex_unlock(&nc_targets.mutex);
+		return len;
+	}
+	if (len && ud->value[len - 1] == '\n')
+		ud->value[len - 1] = '\0';
 	nc_update_userdata(ud->nc);
 	mutex_unlock(&nc_targets.mutex);
 	return count;
@@ -278,8 +287,8 @@ static ssize_t extended_show(struct config_item *item, char *buf)
 }
 
 /*
- * Store the extended flag, or the release flag if @release, of a target: a
- * bad value is refused with -EINVAL and the old one kept; -EBUSY while the
+ * Store the extended flag, or the release flag if @release, of a target:
+ * kstrtobool() as upstream, -EINVAL keeps the old value; -EBUSY while the
  * target is enabled.
  */
 static ssize_t nc_flag_store(struct config_item *item, const char *buf,
@@ -289,17 +298,18 @@ static ssize_t nc_flag_store(struct config_item *item, const char *buf,
 	bool val;
 	int err;
 
-	if (netpoll_target_strtobool(buf, &val))
-		return -EINVAL;
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	if (release)
-		to_nc(nt)->release = val;
-	else
-		to_nc(nt)->extended = val;
+	err = kstrtobool(buf, &val);
+	if (!err) {
+		if (release)
+			to_nc(nt)->release = val;
+		else
+			to_nc(nt)->extended = val;
+	}
 	netpoll_target_config_unlock(nt);
-	return count;
+	return err ? err : strnlen(buf, count);
 }
 
 static ssize_t extended_store(struct config_item *item, const char *buf,
@@ -333,6 +343,8 @@ static int nc_init(struct netpoll_target *nt)
 	struct nc_target *nc = to_nc(nt);
 
 	nc->nt = nt;
+	nc->extended = IS_ENABLED(CONFIG_NETCONSOLE_EXTENDED_LOG);
+	nc->release = IS_ENABLED(CONFIG_NETCONSOLE_PREPEND_RELEASE);
 	INIT_LIST_HEAD(&nc->userdata_items);
 	config_group_init_type_name(&nc->userdata_group, "userdata",
 				    &userdata_type);
@@ -340,19 +352,39 @@ static int nc_init(struct netpoll_target *nt)
 	return 0;
 }
 
-static int nc_parse_flag(struct netpoll_target *nt, char flag)
+/* "+" (extended), then "r" (release, extended only), in that order. */
+static int nc_parse_prefix(struct netpoll_target *nt, const char *opt)
 {
 	struct nc_target *nc = to_nc(nt);
+	int n = 0;
 
-	switch (flag) {
-	case '+':
+	if (opt[n] == '+') {
 		nc->extended = true;
-		return 0;
-	case 'r':
-		nc->release = true;
-		return 0;
+		n++;
 	}
-	return -EINVAL;
+	if (opt[n] == 'r') {
+		if (!nc->extended) {
+			pr_err("release requires extended log messages\n");
+			return -EINVAL;
+		}
+		nc->release = true;
+		n++;
+	}
+	return n;
+}
+
+static struct console nc_console_ext;
+/* Both under nc_targets.mutex. */
+static bool nc_ext_registered;
+static bool nc_initialized;	/* the module's init registered its consoles */
+
+/* As upstream, the extended console exists once an extended target does. */
+static void nc_register_ext(void)
+{
+	if (!nc_ext_registered) {
+		register_console(&nc_console_ext);
+		nc_ext_registered = true;
+	}
 }
 
 static int nc_prepare_enable(struct netpoll_target *nt)
@@ -362,6 +394,9 @@ static int nc_prepare_enable(struct netpoll_target *nt)
 		       netpoll_target_name(nt));
 		return -EINVAL;
 	}
+	/* Command-line targets: nc_module_init() registers the consoles. */
+	if (to_nc(nt)->extended && nc_initialized)
+		nc_register_ext();
 	/* Not ENABLED yet, so no sender looks at it. */
 	to_nc(nt)->crash_errors = 0;
 	return 0;
@@ -380,7 +415,7 @@ static void nc_disabled(struct netpoll_target *nt)
 
 static const struct netpoll_targets_ops nc_ops = {
 	.init		= nc_init,
-	.parse_flag	= nc_parse_flag,
+	.parse_prefix	= nc_parse_prefix,
 	.prepare_enable	= nc_prepare_enable,
 	.enabled	= nc_enabled,
 	.disabled	= nc_disabled,
@@ -394,6 +429,7 @@ static struct netpoll_targets nc_targets = {
 	.priv_size		= sizeof(struct nc_target),
 	.default_local_port	= 6665,
 	.default_remote_port	= 6666,
+	.netconsole_abi		= true,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -486,12 +522,28 @@ static void nc_send_ext_one(struct netpoll_target *nt, const char *msg,
 	const char *body;
 
 	if (rel_len + len + nc->userdata_len <= NC_CHUNK) {
-		pos = scnprintf(nc_buf, NC_CHUNK, "%s%s", release,
-				nc->release ? "," : "");
-		memcpy(nc_buf + pos, msg, len);
-		pos += len;
-		memcpy(nc_buf + pos, nc->userdata, nc->userdata_len);
-		nc_send(nt, nc_buf, pos + nc->userdata_len);
+		/*
+		 * Byte for byte as upstream, whose string copies stop at
+		 * byte 999: with the release, a 1000-byte datagram ends in a
+		 * NUL instead of the text's last byte; the userdata is cut
+		 * at byte 999.
+		 */
+		if (nc->release) {
+			pos = scnprintf(nc_buf, NC_CHUNK, "%s,", release);
+			n = min(len, NC_CHUNK - 1 - pos);
+			memcpy(nc_buf + pos, msg, n);
+			nc_buf[pos + n] = '\0';
+			pos += len;
+		} else {
+			memcpy(nc_buf, msg, len);
+			pos = len;
+		}
+		if (pos < NC_CHUNK) {
+			n = min(nc->userdata_len, NC_CHUNK - 1 - pos);
+			memcpy(nc_buf + pos, nc->userdata, n);
+			pos += n;
+		}
+		nc_send(nt, nc_buf, pos);
 		return;
 	}
 
@@ -578,29 +630,47 @@ static struct console nc_console_ext = {
 	.write	= nc_write_ext,
 };
 
+/* Note which consoles the command-line targets need. */
+static int nc_note_kind(struct netpoll_target *nt, void *data)
+{
+	bool *kinds = data;
+
+	kinds[to_nc(nt)->extended] = true;
+	return 0;
+}
+
 static int __init nc_module_init(void)
 {
-	int err, n = 0;
+	bool kinds[2] = { false, false };
+	int err;
 
 	err = netpoll_targets_register(&nc_targets);
 	if (err)
 		return err;
 
 	if (config[0]) {
-		n = netpoll_targets_parse_param(&nc_targets, config);
-		if (n < 0) {
-			err = n;
+		err = netpoll_targets_parse_param(&nc_targets, config);
+		if (err < 0)
 			goto out_unregister_targets;
-		}
 	}
 
-	/* Command-line targets get the log so far, like a boot console. */
-	if (n) {
+	/*
+	 * As upstream: command-line targets, enabled or not, get the log so
+	 * far, like a boot console, and the extended console is registered
+	 * only for an extended target.
+	 */
+	netpoll_targets_walk_enabled(&nc_targets, nc_note_kind, kinds,
+				     NETPOLL_TARGETS_ALL);
+	if (kinds[0])
 		nc_console.flags |= CON_PRINTBUFFER;
+	mutex_lock(&nc_targets.mutex);
+	if (kinds[1]) {
 		nc_console_ext.flags |= CON_PRINTBUFFER;
+		nc_register_ext();
 	}
-	register_console(&nc_console_ext);
 	register_console(&nc_console);
+	nc_initialized = true;
+	mutex_unlock(&nc_targets.mutex);
 	pr_info("network logging started\n");
 	return 0;
 
@@ -613,7 +683,8 @@ out_unregister_targets:
 static void __exit nc_module_exit(void)
 {
 	unregister_console(&nc_console);
-	unregister_console(&nc_console_ext);
+	if (nc_ext_registered)
+		unregister_console(&nc_console_ext);
 	netpoll_targets_unregister(&nc_targets);
 }
 

@@ -265,6 +265,25 @@ static size_t npt_strip_len(const char *buf, size_t count)
 	return count;
 }
 
+/* Parse a boolean attribute: kstrtobool() as netconsole, else strictly. */
+static int npt_parse_bool(struct netpoll_target *nt, const char *buf,
+			  bool *res)
+{
+	if (nt->nts->netconsole_abi)
+		return kstrtobool(buf, res);
+	return netpoll_target_strtobool(buf, res);
+}
+
+/*
+ * What a successful store returns: netconsole reports the bytes before the
+ * first NUL, so write(2) of "1\0x" returns 1 there.
+ */
+static ssize_t npt_stored(struct netpoll_target *nt, const char *buf,
+			  size_t count)
+{
+	return nt->nts->netconsole_abi ? strnlen(buf, count) : count;
+}
+
 static ssize_t enabled_show(struct config_item *item, char *buf)
 {
 	struct netpoll_target *nt = to_netpoll_target(item);
@@ -280,7 +299,7 @@ static ssize_t enabled_store(struct config_item *item, const char *buf,
 	bool enable;
 	int err;
 
-	err = netpoll_target_strtobool(buf, &enable);
+	err = npt_parse_bool(nt, buf, &enable);
 	if (err)
 		return err;
 
@@ -300,7 +319,7 @@ static ssize_t enabled_store(struct config_item *item, const char *buf,
 		npt_disable(nt);
 	}
 	mutex_unlock(&nt->nts->mutex);
-	return err ? err : count;
+	return err ? err : npt_stored(nt, buf, count);
 }
 
 static ssize_t state_show(struct config_item *item, char *buf)
@@ -332,12 +351,25 @@ static ssize_t dev_name_store(struct config_item *item, const char *buf,
 	unsigned long flags;
 	int err;
 
-	if (len >= IFNAMSIZ)
-		return -EINVAL;
-	memcpy(name, buf, len);
-	name[len] = '\0';
-	if (!dev_valid_name(name))
-		return -EINVAL;
+	if (nt->nts->netconsole_abi) {
+		/*
+		 * As netconsole: any text that fits, up to the first NUL,
+		 * less one trailing newline; "" is a name too.
+		 */
+		if (len >= IFNAMSIZ)
+			return -ENAMETOOLONG;
+		strscpy(name, buf, IFNAMSIZ);
+		len = strlen(name);
+		if (len && name[len - 1] == '\n')
+			name[len - 1] = '\0';
+	} else {
+		if (len >= IFNAMSIZ)
+			return -EINVAL;
+		memcpy(name, buf, len);
+		name[len] = '\0';
+		if (!dev_valid_name(name))
+			return -EINVAL;
+	}
 
 	err = netpoll_target_config_lock(nt);
 	if (err)
@@ -346,13 +378,17 @@ static ssize_t dev_name_store(struct config_item *item, const char *buf,
 	strscpy(nt->np.dev_name, name, IFNAMSIZ);
 	spin_unlock_irqrestore(&nt->nts->lock, flags);
 	netpoll_target_config_unlock(nt);
-	return count;
+	return npt_stored(nt, buf, count);
 }
 
-static int npt_parse_port(const char *buf, u16 *port)
+/* A port: as netconsole, kstrtou16()'s answer (0 allowed); else 1..65535. */
+static int npt_parse_port(struct netpoll_target *nt, const char *buf,
+			  u16 *port)
 {
 	int err = kstrtou16(buf, 10, port);
 
+	if (nt->nts->netconsole_abi)
+		return err;
 	if (err || !*port)
 		return -EINVAL;
 	return 0;
@@ -364,9 +400,8 @@ static ssize_t local_port_show(struct config_item *item, char *buf)
 }
 
 /*
- * Store a port of @item's netpoll: parse first, so that a bad value is
- * refused with -EINVAL and the old one kept, then write under the config
- * lock (-EBUSY while enabled).
+ * Store a port of @item's netpoll under the config lock (-EBUSY while
+ * enabled); a bad value is refused and the old one kept.
  */
 static ssize_t npt_port_store(struct config_item *item, const char *buf,
 			      size_t count, bool remote)
@@ -375,17 +410,18 @@ static ssize_t npt_port_store(struct config_item *item, const char *buf,
 	u16 port;
 	int err;
 
-	if (npt_parse_port(buf, &port))
-		return -EINVAL;
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	if (remote)
-		nt->np.remote_port = port;
-	else
-		nt->np.local_port = port;
+	err = npt_parse_port(nt, buf, &port);
+	if (!err) {
+		if (remote)
+			nt->np.remote_port = port;
+		else
+			nt->np.local_port = port;
+	}
 	netpoll_target_config_unlock(nt);
-	return count;
+	return err ? err : npt_stored(nt, buf, count);
 }
 
 static ssize_t local_port_store(struct config_item *item, const char *buf,
@@ -408,27 +444,38 @@ static ssize_t remote_port_store(struct config_item *item, const char *buf,
 /*
  * Parse an IPv4 or IPv6 address followed by nothing but an optional
  * newline.  Return 0 and set @ipv6, or -EINVAL.
+ *
+ * As netconsole (@nt's set has netconsole_abi): an IPv6 address may be
+ * followed by a newline and anything; IPv4 text is refused once the
+ * target is IPv6; an empty write is 0.0.0.0 (unset).  Text that is not an
+ * address is refused, where netconsole would store what in_aton() made
+ * of it.
  */
-static int npt_parse_ip(const char *buf, size_t count, union inet_addr *addr,
-			bool *ipv6)
+static int npt_parse_ip(struct netpoll_target *nt, const char *buf,
+			size_t count, union inet_addr *addr, bool *ipv6)
 {
+	bool abi = nt->nts->netconsole_abi;
 	size_t len = npt_strip_len(buf, count);
 	const char *end;
 
 	memset(addr, 0, sizeof(*addr));
-	if (!len)
-		return -EINVAL;
-	if (strnchr(buf, len, ':')) {
-		if (in6_pton(buf, len, addr->in6.s6_addr, -1, &end) <= 0 ||
-		    end != buf + len)
+	if (strnchr(buf, count, ':')) {
+		if (in6_pton(buf, abi ? count : len, addr->in6.s6_addr, -1,
+			     &end) <= 0)
+			return -EINVAL;
+		if (abi ? *end && *end != '\n' : end != buf + len)
 			return -EINVAL;
 		*ipv6 = true;
-	} else {
-		if (in4_pton(buf, len, (u8 *)&addr->ip, -1, &end) <= 0 ||
-		    end != buf + len)
-			return -EINVAL;
-		*ipv6 = false;
+		return 0;
 	}
+	if (abi && nt->np.ipv6)
+		return -EINVAL;
+	*ipv6 = false;
+	if (abi && !len)
+		return 0;
+	if (!len || in4_pton(buf, len, (u8 *)&addr->ip, -1, &end) <= 0 ||
+	    end != buf + len)
+		return -EINVAL;
 	return 0;
 }
 
@@ -447,15 +494,16 @@ static ssize_t npt_ip_store(struct netpoll_target *nt, union inet_addr *dst,
 	bool ipv6;
 	int err;
 
-	if (npt_parse_ip(buf, count, &addr, &ipv6))
-		return -EINVAL;
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	*dst = addr;
-	nt->np.ipv6 = ipv6;
+	err = npt_parse_ip(nt, buf, count, &addr, &ipv6);
+	if (!err) {
+		*dst = addr;
+		nt->np.ipv6 = ipv6;
+	}
 	netpoll_target_config_unlock(nt);
-	return count;
+	return err ? err : npt_stored(nt, buf, count);
 }
 
 static ssize_t local_ip_show(struct config_item *item, char *buf)
@@ -515,15 +563,22 @@ static ssize_t remote_mac_store(struct config_item *item, const char *buf,
 	u8 mac[ETH_ALEN];
 	int err;
 
-	/* "xx:xx:xx:xx:xx:xx" and nothing else */
-	if (len != 3 * ETH_ALEN - 1 || !mac_pton(buf, mac))
-		return -EINVAL;
 	err = netpoll_target_config_lock(nt);
 	if (err)
 		return err;
-	ether_addr_copy(nt->np.remote_mac, mac);
+	/*
+	 * "xx:xx:xx:xx:xx:xx" and nothing else; netconsole also takes
+	 * anything after a newline that follows it.
+	 */
+	if (!mac_pton(buf, mac) ||
+	    (nt->nts->netconsole_abi ?
+	     buf[3 * ETH_ALEN - 1] && buf[3 * ETH_ALEN - 1] != '\n' :
+	     len != 3 * ETH_ALEN - 1))
+		err = -EINVAL;
+	else
+		ether_addr_copy(nt->np.remote_mac, mac);
 	netpoll_target_config_unlock(nt);
-	return count;
+	return err ? err : npt_stored(nt, buf, count);
 }
 
 CONFIGFS_ATTR(, enabled);
@@ -841,7 +896,8 @@ int netpoll_targets_walk_enabled(struct netpoll_targets *nts,
 	}
 
 	list_for_each_entry(nt, &nts->list, list) {
-		if (nt->state != NETPOLL_TARGET_ENABLED)
+		if (nt->state != NETPOLL_TARGET_ENABLED &&
+		    !(flags & NETPOLL_TARGETS_ALL))
 			continue;
 		visited++;
 		if (fn(nt, data))
@@ -960,14 +1016,13 @@ static struct netpoll_target *npt_parse_one(struct netpoll_targets *nts,
 	if (IS_ERR(nt))
 		return nt;
 
-	for (; *opt && *opt != '@' && !isdigit(*opt); opt++) {
-		err = ops && ops->parse_flag ? ops->parse_flag(nt, *opt) :
-					       -EINVAL;
-		if (err) {
-			pr_err("%s: unknown flag '%c' in target %s\n",
-			       nts->name, *opt, name);
+	if (ops && ops->parse_prefix) {
+		err = ops->parse_prefix(nt, opt);
+		if (err < 0) {
+			pr_err("%s: bad flags in target %s\n", nts->name, name);
 			goto out_put;
 		}
+		opt += err;
 	}
 
 	err = netpoll_parse_options(&nt->np, opt);
@@ -1005,6 +1060,11 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
 		nt = npt_parse_one(nts, opt);
 		if (IS_ERR(nt)) {
 			err = PTR_ERR(nt);
+			/* netconsole skips a target it cannot parse */
+			if (nts->netconsole_abi && err == -EINVAL) {
+				err = 0;
+				continue;
+			}
 			break;
 		}
 		n++;
@@ -1012,6 +1072,11 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
 		if (err) {
 			pr_err("%s: cannot enable target %s: %d\n", nts->name,
 			       netpoll_target_name(nt), err);
+			/* ... and keeps one it cannot enable, disabled */
+			if (nts->netconsole_abi) {
+				err = 0;
+				continue;
+			}
 			break;
 		}
 	}

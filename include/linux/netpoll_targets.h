@@ -116,8 +116,10 @@ struct netpoll_target {
  *		return aborts the creation.
  * @release:	the last reference to the target is gone; free what @init
  *		allocated.  Process context.
- * @parse_flag:	called for each flag character before the port/'@' of a
- *		command-line target ("+", "r", ...).  Return 0 or -EINVAL.
+ * @parse_prefix: parse the client's flags at the start of one
+ *		command-line target ("+r6665@..." for netconsole).  Return the
+ *		number of characters consumed, or -EINVAL.  Without it, a
+ *		target has no flags.
  * @prepare_enable: the user asked to enable @nt; return an error to refuse
  *		(e.g. inconsistent client options).  Called with
  *		@nts->mutex held.
@@ -132,7 +134,7 @@ struct netpoll_target {
 struct netpoll_targets_ops {
 	int	(*init)(struct netpoll_target *nt);
 	void	(*release)(struct netpoll_target *nt);
-	int	(*parse_flag)(struct netpoll_target *nt, char flag);
+	int	(*parse_prefix)(struct netpoll_target *nt, const char *opt);
 	int	(*prepare_enable)(struct netpoll_target *nt);
 	void	(*enabled)(struct netpoll_target *nt);
 	void	(*disabled)(struct netpoll_target *nt);
@@ -152,6 +154,9 @@ struct netpoll_targets_ops {
  * @priv_size:	bytes of client data per target.  Set by the client.
  * @default_local_port: local UDP port of new targets.  Set by the client.
  * @default_remote_port: remote UDP port of new targets.  Set by the client.
+ * @netconsole_abi: configfs and the parameter behave as upstream
+ *		netconsole's do (netpoll_targets.rst lists the rules); else
+ *		the library's stricter rules apply.  Set by the client.
  * @lock:	protects @list and every target's @state.  A spinlock taken
  *		with interrupts off because senders run from printk and
  *		pstore in any context; crash-path senders only ever try it
@@ -182,6 +187,7 @@ struct netpoll_targets {
 	size_t				priv_size;
 	u16				default_local_port;
 	u16				default_remote_port;
+	bool				netconsole_abi;
 
 	/* private to the library */
 	spinlock_t			lock;	/* senders vs state, see above */
@@ -215,6 +221,7 @@ typedef int (*netpoll_target_fn)(struct netpoll_target *nt, void *data);
 
 /* flags of netpoll_targets_walk_enabled() */
 #define NETPOLL_TARGETS_CRASH	0x1	/* crash path: only try the lock */
+#define NETPOLL_TARGETS_ALL	0x2	/* every target, whatever its state */
 
 /**
  * netpoll_targets_register() - set up a set and its configfs subsystem
@@ -244,11 +251,13 @@ void netpoll_targets_unregister(struct netpoll_targets *nts);
  * @nts:	a registered set
  * @param:	";"-separated list of
  *		"[flags][src-port]@[src-ip]/[<dev>],[tgt-port]@<tgt-ip>/[tgt-mac]"
- *		where each flag character (anything before the first digit or
- *		'@') is handed to &netpoll_targets_ops.parse_flag
+ *		where the flags are parsed by &netpoll_targets_ops.parse_prefix
  *
  * Targets are named cmdline0, cmdline1, ... and enabled at once.  Process
- * context.  On error, the targets created by this call are removed.
+ * context.  On error, the targets created by this call are removed.  With
+ * &netpoll_targets.netconsole_abi, a target that does not parse is skipped
+ * and one that cannot be enabled is kept, disabled; only -ENOMEM is then
+ * an error.
  *
  * Return: the number of targets created, or a negative errno.
  */
@@ -259,7 +268,10 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param);
  * @nts:	the set
  * @fn:		callback, see &netpoll_target_fn
  * @data:	cookie for @fn
- * @flags:	0, or NETPOLL_TARGETS_CRASH from a crash path
+ * @flags:	0, or NETPOLL_TARGETS_CRASH from a crash path; with
+ *		NETPOLL_TARGETS_ALL, targets in every state are visited (for
+ *		bookkeeping: @fn must not send to a target that is not
+ *		ENABLED)
  *
  * Safe from any context in which printk may call a console: takes
  * &netpoll_targets.lock with interrupts disabled.  With

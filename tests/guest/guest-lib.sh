@@ -110,6 +110,9 @@ g_target()
 	_port=$4
 	shift 4
 	mkdir "$_d" || return 1
+	# netconsole: plain format whatever the Kconfig defaults
+	[ ! -e "$_d/release" ] || echo 0 > "$_d/release" || return 1
+	[ ! -e "$_d/extended" ] || echo 0 > "$_d/extended" || return 1
 	echo eth0 > "$_d/dev_name" || return 1
 	echo "$_ip" > "$_d/remote_ip" || return 1
 	echo "$_port" > "$_d/remote_port" || return 1

@@ -37,6 +37,11 @@
 #   NL_CFS         configfs mount point (/sys/kernel/config)
 
 set -euo pipefail
+# A command that set -e ends the test on says where, rather than the test
+# ending with exit 1 and no word.
+set -E
+# (Only under set -e: cleanups run with set +e and expect failures.)
+trap '[[ $- != *e* ]] || echo "# line $LINENO of ${BASH_SOURCE[0]##*/}: \"$BASH_COMMAND\" failed (exit $?)"' ERR
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -82,6 +87,7 @@ nl_fail()
 {
 	echo "# FAIL: $*"
 	NL_FAILED=1
+	trap - ERR
 	exit "$KSFT_FAIL"
 }
 
@@ -317,6 +323,11 @@ nl_target_create()
 	dir=$(nl_target_dir "$subsys" "$name")
 	mkdir "$dir" || nl_fail "mkdir $dir refused"
 	NL_TARGETS+=("$subsys/$name")
+	# plain format whatever the Kconfig defaults; attributes may say else
+	if [ "$subsys" = netconsole ]; then
+		echo 0 > "$dir/release" && echo 0 > "$dir/extended" ||
+			nl_fail "cannot clear release/extended on $dir"
+	fi
 	if [ $# -eq 0 ]; then
 		set -- dev_name="$NL_DEV" local_ip="$NL_LOCAL_IP" \
 			remote_ip="$NL_REMOTE_IP" remote_port="${NL_PORT:-6666}"
@@ -491,9 +502,25 @@ nl_write_result()
 	*"Message too long"*)		echo EMSGSIZE ;;
 	*"No space left on device"*)	echo ENOSPC ;;
 	*"File name too long"*)		echo ENAMETOOLONG ;;
+	*"Numerical result out of range"*) echo ERANGE ;;
+	*"Argument list too long"*)	echo E2BIG ;;
 	*"Permission denied"*)		echo EACCES ;;
 	*)				echo "other:$err" ;;
 	esac
+}
+
+# nl_kconfig_y OPTION: 1 if the running kernel was built with CONFIG_OPTION=y
+# (from /proc/config.gz; Debian's kernels have none and set neither of the
+# options asked about here), else 0.
+nl_kconfig_y()
+{
+	# not "grep -q": it leaves early, and pipefail would fail zcat
+	if [ -r /proc/config.gz ] &&
+	   [ "$(zcat /proc/config.gz | grep -cx "CONFIG_$1=y")" != 0 ]; then
+		echo 1
+	else
+		echo 0
+	fi
 }
 
 # nl_expect_refused SUBSYS NAME ATTR VALUE ERRNO: writing VALUE to ATTR must

@@ -90,9 +90,14 @@ nl_expect_value netconsole cmdline0 remote_mac "$NL_REMOTE_MAC"
 nl_target_remove netconsole cmdline0
 NL_TARGETS=()
 rmmod netconsole || nl_fail "rmmod netconsole (after cmdline target) failed"
-# A bad parameter fails the load, like upstream.
-if modprobe netconsole netconsole="x6665@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/" 2>/dev/null; then
-	nl_fail "netconsole loaded with an unknown flag 'x' in its parameter"
-fi
-modprobe netconsole || nl_fail "plain modprobe netconsole failed"
+# A target that does not parse is skipped and the module loads, as
+# upstream's with NETCONSOLE_DYNAMIC: cmdline0 is then a new, default one.
+modprobe netconsole netconsole="x6665@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/" ||
+	nl_fail "netconsole refused to load with an unparsable target"
+mkdir "$NL_CFS/netconsole/cmdline0" || nl_fail "mkdir cmdline0 refused"
+NL_TARGETS+=("netconsole/cmdline0")
+nl_expect_value netconsole cmdline0 enabled 0
+nl_expect_value netconsole cmdline0 dev_name eth0
+nl_target_remove netconsole cmdline0
+NL_TARGETS=()
 exit "$KSFT_PASS"

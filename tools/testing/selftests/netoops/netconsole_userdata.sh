@@ -4,7 +4,8 @@
 # netconsole userdata: userdata/<key>/value lines (" key=value") follow the
 # text of extended messages, change while the target is enabled, go away
 # with their directory, are counted in ncfrag fragmentation, and keep
-# upstream's limits (name 53 bytes, value 200 bytes, 16 keys).
+# upstream's limits (name 53 bytes, value 200 bytes with its newline,
+# 16 keys).
 source "$(dirname "$0")"/lib_netoops.sh
 
 nl_require_root
@@ -76,11 +77,20 @@ long=$(printf 'n%.0s' $(seq 1 54))
 if mkdir "$UD/$long" 2>/dev/null; then nl_fail "54-byte key accepted"; fi
 mkdir "$UD/$(printf 'n%.0s' $(seq 1 53))" || nl_fail "53-byte key refused"
 rmdir "$UD/$(printf 'n%.0s' $(seq 1 53))"
-got=$(nl_write_result "$UD/empty/value" "$(printf 'v%.0s' $(seq 1 201))")
-[ "$got" = EMSGSIZE ] || nl_fail "201-byte value: expected EMSGSIZE, got $got"
+# upstream's value limits, counted on the write with its newline: over 200
+# bytes is refused (EMSGSIZE, old value kept); 200 bytes is stored cut to
+# 199 and answered E2BIG; 199 bytes is stored without its newline
+v200=$(printf 'v%.0s' $(seq 1 200))
+got=$(nl_write_result "$UD/empty/value" "$v200")
+[ "$got" = EMSGSIZE ] || nl_fail "201-byte write: expected EMSGSIZE, got $got"
 [ "$(cat "$UD/empty/value")" = "e-$NL_TAG" ] || nl_fail "refused value changed the old one"
-got=$(nl_write_result "$UD/empty/value" "$(printf 'v%.0s' $(seq 1 200))")
-[ "$got" = ok ] || nl_fail "200-byte value: expected ok, got $got"
+got=$(nl_write_result "$UD/empty/value" "${v200:0:199}")
+[ "$got" = E2BIG ] || nl_fail "200-byte write: expected E2BIG, got $got"
+[ "$(cat "$UD/empty/value")" = "${v200:0:199}" ] ||
+	nl_fail "200-byte write: value reads back $(wc -c < "$UD/empty/value") bytes, not the first 199"
+got=$(nl_write_result "$UD/empty/value" "${v200:0:198}")
+[ "$got" = ok ] || nl_fail "199-byte write: expected ok, got $got"
+[ "$(cat "$UD/empty/value")" = "${v200:0:198}" ] || nl_fail "199-byte write: value does not read back"
 for i in $(seq 2 16); do
 	mkdir "$UD/k$i" || nl_fail "key $i of 16 refused"
 done
