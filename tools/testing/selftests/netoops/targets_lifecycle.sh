@@ -21,7 +21,7 @@ done
 
 check_subsys()
 {
-	local s=$1 t="l$NL_TAG" a v
+	local s=$1 t="l$NL_TAG" a v d
 
 	nl_target_create "$s" "$t" dev_name=eth0
 	for a in enabled state dev_name local_port remote_port local_ip \
@@ -35,13 +35,15 @@ check_subsys()
 	if [ "$s" = netconsole ]; then
 		nl_expect_value "$s" "$t" local_port 6665
 		nl_expect_value "$s" "$t" remote_port 6666
-		# the Kconfig defaults, as upstream
-		nl_expect_value "$s" "$t" extended \
-			"$(nl_kconfig_y NETCONSOLE_EXTENDED_LOG)"
-		nl_expect_value "$s" "$t" release \
-			"$(nl_kconfig_y NETCONSOLE_PREPEND_RELEASE)"
-		nl_target_set "$s" "$t" release 0
-		nl_target_set "$s" "$t" extended 0
+		# a new target has the Kconfig defaults, as upstream's
+		# (nl_target_create clears them: a bare mkdir here)
+		d="$NL_CFS/$s/k$NL_TAG"
+		mkdir "$d" || nl_fail "$s: mkdir $d refused"
+		[ "$(cat "$d/extended")" = "$(nl_kconfig_y NETCONSOLE_EXTENDED_LOG)" ] ||
+			nl_fail "$s: extended defaults to $(cat "$d/extended")"
+		[ "$(cat "$d/release")" = "$(nl_kconfig_y NETCONSOLE_PREPEND_RELEASE)" ] ||
+			nl_fail "$s: release defaults to $(cat "$d/release")"
+		rmdir "$d"
 	fi
 	# local_mac is read-only, and nothing is world-writable
 	[ "$(nl_write_result "$(nl_target_dir "$s" "$t")/local_mac" 00:11:22:33:44:55)" != ok ] ||
@@ -64,6 +66,14 @@ check_subsys()
 	nl_expect_value "$s" "$t" local_ip 2001:db8::1
 	nl_expect_value "$s" "$t" remote_mac 02:00:5e:10:00:01
 	nl_expect_value "$s" "$t" dev_name nl-x.1
+	if [ "$s" = netconsole ]; then
+		# upstream's targets stay IPv6 once they are: IPv4 text is
+		# refused; a fresh target takes it
+		nl_expect_refused "$s" "$t" remote_ip 192.0.2.2 EINVAL
+		nl_expect_refused "$s" "$t" local_ip 192.0.2.1 EINVAL
+		nl_target_remove "$s" "$t"
+		nl_target_create "$s" "$t" dev_name=eth0
+	fi
 	nl_target_set "$s" "$t" remote_ip 192.0.2.2
 	nl_target_set "$s" "$t" local_ip 192.0.2.1
 	nl_expect_value "$s" "$t" remote_ip 192.0.2.2
