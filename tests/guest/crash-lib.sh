@@ -284,7 +284,30 @@ for d in json.load(open(sys.argv[1])):
 		${CT_EXPECT_REGS:+--regs "$CT_EXPECT_REGS"} \
 		${CT_EXPECT_PARTIAL:+--partial "$CT_EXPECT_PARTIAL"} \
 		${CT_SURVIVES:+--pstore} \
-		$(ls "$CT_DIR"/dump-*.json 2>/dev/null)
+		$(ls "$CT_DIR"/dump-*.json 2>/dev/null) || {
+		ct__diag
+		return 1
+	}
+}
+
+# ct__diag: what a failed dump check needs in the log itself (a CI run's
+# directory is gone when its log is read): the collector's counters, the
+# guest's console from the panic on, and how QEMU ended.
+ct__diag()
+{
+	local m=$CT_DIR/collector/metrics.prom
+
+	[ -f "$m" ] && echo "collector: $(awk '
+		/^netoops_packets_(received|accepted|duplicate)_total / {
+			sub(/^netoops_packets_/, ""); sub(/_total/, ""); printf "%s ", $0 }
+		/^netoops_packets_dropped_total/ && $2 != 0 { printf "dropped %s ", $0 }
+		/^netoops_kernel_drops_total/ { printf "kernel_drops %s", $2 }' "$m")"
+	grep -h -v '^netoopsd: listening' "$CT_DIR/collector/netoopsd.log" 2>/dev/null |
+		tail -n 4 | sed 's/^/collector log: /'
+	sed -n '/Kernel panic\|BUG:\|Oops:/,$p' "$CT_DIR/serial.ts" 2>/dev/null |
+		grep -v -E '^[0-9.]+ \[ *[0-9.]+\] ( |([A-Z][A-Z0-9]{1,2}|Code): )' |
+		sed -n '1p;2,$H;${x;s/^\n//;p}' | tail -n 8 | sed 's/^/console: /'
+	sed 's/^/qemu: /' "$CT_DIR/qemu.exit" 2>/dev/null
 }
 
 # ct_report NAME RUNDIR CMD...: run a check, print its output as KTAP
