@@ -34,11 +34,11 @@
  * (VLAN, bonding) with spin_lock.  So the device is given up (-EDEADLK)
  * when one of those locks, the device's tx_global_lock or netpoll's backlog
  * lock is held by this CPU or, once panic() has stopped the other CPUs, by
- * any CPU: the holder will never release it.  When the queue to send on is
- * known (pooled sends), a stuck lock of another queue of the device only
- * stops the polling.  In a crash (@crash) a lock
- * held by a CPU that runs is waited for, within the budget, before calling
- * into the driver.  Not checked: locks a driver takes otherwise (e.g.
+ * any CPU: the holder will never release it.  Pooled sends pick the queue
+ * themselves: when the stack's choice is stuck they use another queue of
+ * the device whose lock is free, and a stuck lock of another queue only
+ * stops the polling.  In a crash (@crash) a lock held by a CPU that runs
+ * is waited for, within the budget, before calling into the driver.  Not checked: locks a driver takes otherwise (e.g.
  * virtio-net's refill_lock when an atomic refill fails; e1000's
  * disable_hardirq() in its poll controller), the allocator's.
  *
@@ -161,12 +161,17 @@ struct nx_lock_scan {
  * device) only keeps us from polling, whose NAPI handlers may take it,
  * when it is stuck or, in a crash, held at all.
  */
+static bool nx_held(spinlock_t *lock, int owner)
+{
+	return owner != -1 || spin_is_locked(lock);
+}
+
 static bool nx_lock_held(struct nx_lock_scan *sc, spinlock_t *lock, int owner,
 			 bool other)
 {
 	bool stuck;
 
-	if (owner == -1 && !spin_is_locked(lock))
+	if (!nx_held(lock, owner))
 		return false;
 	stuck = owner == sc->cpu || sc->stopped;
 	if (other) {
@@ -789,6 +794,45 @@ static struct netdev_queue *nx_pick_txq(struct net_device *dev,
 	return netdev_get_tx_queue(dev, qi);
 }
 
+/* @txq's lock is held by this CPU, or by anyone once the others stopped. */
+static bool nx_txq_stuck(struct netdev_queue *txq)
+{
+	int owner = READ_ONCE(txq->xmit_lock_owner);
+
+	return nx_held(&txq->_xmit_lock, owner) &&
+	       (owner == raw_smp_processor_id() || nx_others_stopped());
+}
+
+/*
+ * @skb's queue @txq is stuck (nx_txq_stuck()): move @skb to another tx
+ * queue of @dev whose lock is free, one the driver has not stopped if
+ * there is one.  Returns the queue @skb is mapped to.
+ */
+static struct netdev_queue *nx_other_txq(struct net_device *dev,
+					 struct sk_buff *skb,
+					 struct netdev_queue *txq)
+{
+	int i, pick = -1;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		struct netdev_queue *q = netdev_get_tx_queue(dev, i);
+
+		if (q == txq ||
+		    nx_held(&q->_xmit_lock, READ_ONCE(q->xmit_lock_owner)))
+			continue;
+		if (pick < 0)
+			pick = i;
+		if (nx_txq_runs(q, true)) {
+			pick = i;
+			break;
+		}
+	}
+	if (pick < 0)
+		return txq;
+	skb_set_queue_mapping(skb, pick);
+	return netdev_get_tx_queue(dev, pick);
+}
+
 /**
  * netpoll_xmit_udp_pooled - send one UDP datagram in a preallocated skb
  * @np: a netpoll that has been set up (np->dev valid)
@@ -798,12 +842,13 @@ static struct netdev_queue *nx_pick_txq(struct net_device *dev,
  * @timeout_us: budget for this datagram, as for netpoll_xmit_udp()
  * @crash: as for netpoll_xmit_wait_ready()
  *
- * Builds the frame in a free skb of @pool, picks the tx queue the stack
- * would pick from this CPU, waits (bounded) until that queue runs and no
- * lock the driver needs is held by this CPU or a stopped one, and hands
- * the skb to the driver itself (with a trylock of the queue).  netpoll's
- * backlog is drained first when its work cannot run.  Locks of the
- * device's other queues only keep it from polling the device.
+ * Builds the frame in a free skb of @pool and picks the tx queue the stack
+ * would pick from this CPU; when that queue's lock is held by this CPU or
+ * by a stopped one, another queue of the device whose lock is free.  Waits
+ * (bounded) until the queue runs and no other lock the driver needs is
+ * held, and hands the skb to the driver itself (with a trylock of the
+ * queue).  netpoll's backlog is drained first when its work cannot run.
+ * Locks of the device's other queues only keep it from polling the device.
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
@@ -845,6 +890,8 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	nx_deadline_init(&d, timeout_us);
 	rcu_read_lock();
 	txq = nx_pick_txq(dev, skb);
+	if (dev->real_num_tx_queues > 1 && nx_txq_stuck(txq))
+		txq = nx_other_txq(dev, skb, txq);
 	qi = skb_get_queue_mapping(skb);
 	for (;;) {
 		err = nx_ready_step(dev, true, txq, crash, &nopoll);

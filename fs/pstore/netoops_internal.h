@@ -103,9 +103,9 @@ struct netoops_txbuf {
  * @parity:	parity datagrams sent (subset of @packets)
  * @fec_busy:	crash dumps sent without parity because the FEC buffer was
  *		being replaced (fec_k/fec_m written) at that moment
- * @locked:	targets given up within a dump because a tx queue lock of
- *		their device was held by the dumping CPU or by a CPU that
- *		panic() stopped
+ * @locked:	targets given up within a dump because a lock their device
+ *		needs was held by the dumping CPU or by a CPU that panic()
+ *		stopped
  * @nobufs:	targets given up within a dump because their preallocated
  *		skbs ran out
  * @unflushed:	targets of a crash dump whose device had not sent every

@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # crash-mq.sh KERNEL - panics on a multi-queue virtio-net NIC, one from
-# each of the guest's two CPUs.  The NIC's backend is a multi-queue tap
+# each of the guest's two CPUs, and one with the panicking CPU's tx queue
+# locked for good.  The NIC's backend is a multi-queue tap
 # (4 queue pairs; the guest's driver uses one per CPU) in a network
 # namespace this test creates, where QEMU and netoopsd run too; netoopsd
 # also listens on the tap's address.  The guest's only enabled netoops
 # target is on that NIC, so the dump goes out on the tx queue the stack
-# picks for the panicking CPU.  Each dump must arrive complete, from the
+# picks for the panicking CPU, or on another when that one's lock is held
+# for good.  Each dump must arrive complete, from the
 # NIC's address.  In the second run CPU 0 floods the NIC when CPU 1 panics.
+# In the third, a kthread on CPU 0 holds tx queue 1's lock (as the NIC's
+# NAPI poll on CPU 0 does when it reaps queue 1's completions) when CPU 1,
+# whose queue that is, panics: the dump must go out on queue 0.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 KERNEL" >&2; exit 2; }
 
@@ -80,5 +85,10 @@ ct_main mq-cpu1-busy "$1" "$mq_setup
 taskset 1 bash -c 'exec 3>/dev/udp/10.9.0.1/9; while :; do printf %1400s x >&3; done' 2>/dev/null &
 g_wait_for 10 mq_sent 1000 ||
 	{ echo 'CT-ERROR the flood on CPU 0 did not start'; exit 1; }
+taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
+export CT_MODULE=netoops_crashtest
+ct_main mq-txq1-held "$1" "$mq_setup
+echo \"hold_txq_forever \$w 1 0\" > /proc/netoops_crashtest ||
+	{ echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
 taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 exit $fail

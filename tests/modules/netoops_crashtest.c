@@ -32,10 +32,12 @@
  *                     then on (a kprobe on __alloc_skb), panic(), and
  *                     print the count from a kmsg dumper that runs after
  *                     the ones registered before (netoops' pstore)
- *   hold_txq DEV      a kthread on CPU 1 takes DEV's tx queue 0 lock for
- *                     50 ms, frees it for 1 ms, and again, as a busy
- *                     transmitter would, until "release" (at most 60 s)
- *   hold_txq_forever DEV  the same, never freeing it (at most 60 s)
+ *   hold_txq DEV [Q [CPU]]  a kthread on CPU (default 1) takes DEV's tx
+ *                     queue Q (default 0) lock for 50 ms, frees it for
+ *                     1 ms, and again, as a busy transmitter would, until
+ *                     "release" (at most 60 s); returns once it holds it
+ *   hold_txq_forever DEV [Q [CPU]]  the same, never freeing it (at most
+ *                     60 s)
  *   oops_holding_txq DEV  a kthread on CPU 0 takes DEV's tx queue 0 lock
  *                     and oopses holding it: the dump runs on the CPU that
  *                     holds the lock (the lock stays held: DEV is dead
@@ -174,15 +176,18 @@ static int ct_oops_kthreads(unsigned int n)
 #define CT_HOLD_MAX_MS		60000
 static struct task_struct *ct_holder;
 static struct net_device *ct_hold_dev;
+static unsigned int ct_hold_q;
 static bool ct_hold_forever;
+static DECLARE_COMPLETION(ct_hold_taken);
 
 static int ct_hold_fn(void *arg)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(ct_hold_dev, 0);
+	struct netdev_queue *txq = netdev_get_tx_queue(ct_hold_dev, ct_hold_q);
 	unsigned long end = jiffies + msecs_to_jiffies(CT_HOLD_MAX_MS);
 
 	while (!kthread_should_stop() && time_before(jiffies, end)) {
 		__netif_tx_lock_bh(txq);
+		complete(&ct_hold_taken);
 		do {
 			mdelay(50);
 		} while (ct_hold_forever && !kthread_should_stop() &&
@@ -207,28 +212,42 @@ static void ct_release(void)
 	ct_hold_dev = NULL;
 }
 
-static int ct_hold_txq(const char *name, bool forever)
+/* "DEV [Q [CPU]]" */
+static int ct_hold_txq(char *args, bool forever)
 {
+	char *name = strsep(&args, " ");
+	unsigned int q = 0, cpu = 1;
 	struct task_struct *t;
 
+	if (args && sscanf(args, "%u %u", &q, &cpu) < 1)
+		return -EINVAL;
 	if (ct_holder)
 		return -EBUSY;
-	if (!cpu_online(1))
-		return -ENXIO;	/* the holder must be another CPU */
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -ENXIO;
 	ct_hold_dev = dev_get_by_name(&init_net, name);
 	if (!ct_hold_dev)
 		return -ENODEV;
+	if (q >= ct_hold_dev->real_num_tx_queues) {
+		dev_put(ct_hold_dev);
+		ct_hold_dev = NULL;
+		return -EINVAL;
+	}
+	ct_hold_q = q;
 	ct_hold_forever = forever;
+	reinit_completion(&ct_hold_taken);
 	t = kthread_create(ct_hold_fn, NULL, "ct_hold_txq");
 	if (IS_ERR(t)) {
 		dev_put(ct_hold_dev);
 		ct_hold_dev = NULL;
 		return PTR_ERR(t);
 	}
-	kthread_bind(t, 1);
+	kthread_bind(t, cpu);
 	get_task_struct(t);
 	ct_holder = t;
 	wake_up_process(t);
+	if (!wait_for_completion_timeout(&ct_hold_taken, 10 * HZ))
+		return -ETIMEDOUT;
 	return 0;
 }
 
