@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything netoops needs on a fresh Debian 12 machine: toolchain,
-# userspace libraries, QEMU and busybox for guests, and the Debian 6.12 and
+# userspace libraries, QEMU and busybox for guests, Debian packaging tools
+# (make deb, tests/packaging), and the Debian 6.12 and
 # 6.1 kernel images with their headers. Idempotent: a second run only checks.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ PKGS=(
 	systemd strace
 	libisal-dev
 	linux-source-6.12
+	debhelper dh-dkms dkms dpkg-dev fakeroot lintian mmdebstrap shellcheck
 )
 
 stamp=/var/lib/netoops-deps.stamp
