@@ -4,8 +4,8 @@
 #
 #   make            build the kernel modules against KDIR (W=1)
 #   make tools      build the collector (netoopsd) and the CLI (netoops)
-#   make check      every test: check-tools, then check-guest and
-#                   check-debug side by side
+#   make check      every test: check-tools, check-deb, then check-guest
+#                   and check-debug side by side
 #   make check-tools  unit, golden and fuzz-replay tests (ASan/UBSan)
 #   make check-guest  kselftests and crash tests in guests of both Debian
 #                   kernels
@@ -17,6 +17,12 @@
 #                   each Debian kernel, each round's evidence kept in
 #                   out/flakes/<kernel>/round-<i>; a pass-rate table per
 #                   test (tests/flakes.sh: FLAKE_TESTS, FLAKE_LOAD)
+#   make deb        the netoops-dkms, netoops-client and netoopsd packages in
+#                   out/deb/ (scripts/build-deb.sh), lintian's output in
+#                   out/deb/lintian.txt
+#   make check-deb  the packages installed with apt in a fresh Debian 12 root,
+#                   DKMS builds for 6.12 and 6.1, a guest crash stored by
+#                   the packaged collector (tests/packaging/run.sh)
 #   make demo       boot a guest, crash it, show the crash the collector got
 #   make deps       install what a fresh Debian 12 machine lacks (root)
 #
@@ -26,7 +32,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
 
-.PHONY: all modules tools check check-tools check-guest check-debug check-flakes demo deps clean
+.PHONY: all modules tools check check-tools check-guest check-debug check-flakes check-deb deb demo deps clean
 
 all: modules
 
@@ -40,10 +46,11 @@ tools:
 deps:
 	scripts/install-deps.sh
 
-# check-guest and check-debug side by side (tests/check-all.sh)
+# check-guest and check-debug side by side (tests/check-all.sh), after the
+# packages' test (check-deb); a failure of either fails check.
 check: deps
 	$(MAKE) check-tools
-	tests/check-all.sh
+	rc=0; tests/packaging/run.sh || rc=1; tests/check-all.sh || rc=1; exit $$rc
 
 check-tools:
 	$(MAKE) -C tools/netoops check
@@ -55,6 +62,12 @@ check-guest:
 # with the project in the tree; kselftests, stress and crash tests on it.
 check-debug:
 	tests/debug-kernel/run.sh
+
+deb:
+	scripts/build-deb.sh
+
+check-deb:
+	tests/packaging/run.sh
 
 # The guest tests round after round, to find the flaky ones.
 check-flakes:

@@ -15,6 +15,7 @@
 #                              out/runs/NAME/results.log
 #   gh_collector_start DIR     start netoopsd on 127.0.0.1:<free port>
 #   gh_collector_stop
+#   GH_EXT_ROOT, GH_EXT_FILES  modules and programs from an installed root
 #
 # Everything a run produces stays under out/ (GH_OUT); callers print the
 # paths on failure.  Every QEMU run is bounded by `timeout`; waits poll a
@@ -103,6 +104,46 @@ gh__build_modules_tree()
 	return $rc
 }
 # --- end of kernels built from a tree ------------------------------------
+
+# GH_EXT_ROOT names a root filesystem with the project installed from
+# packages (tests/packaging/): the project's modules for VER are then its
+# DKMS-built lib/modules/VER/updates/dkms/*.ko*, not gh_build_modules'
+# ones, and the files GH_EXT_FILES lists (absolute paths inside that
+# root, blank-separated) go into the initramfs at the same paths, with
+# their libraries.  Unset: nothing changes.
+GH_EXT_ROOT=${GH_EXT_ROOT:-}
+GH_EXT_FILES=${GH_EXT_FILES:-}
+
+# gh__project_modules VER: the project's .ko files to put in the initramfs.
+gh__project_modules()
+{
+	if [ -n "$GH_EXT_ROOT" ]; then
+		find "$GH_EXT_ROOT/lib/modules/$1/updates/dkms" -name '*.ko*' | sort
+	elif [ -s "$GH_OUT/build-$1/modules.list" ]; then
+		cat "$GH_OUT/build-$1/modules.list"
+	fi
+}
+
+# gh__stage_ext_files DEST: GH_EXT_FILES from GH_EXT_ROOT into DEST.
+gh__stage_ext_files()
+{
+	local dest=$1 f lib
+
+	for f in $GH_EXT_FILES; do
+		install -D -m 0755 "$GH_EXT_ROOT$f" "$dest$f"
+		# ldd (the host's loader: the same Debian release) names the
+		# libraries; copied from the root where it has them.  ldd fails
+		# on scripts and static programs: no libraries then.
+		for lib in $(ldd "$GH_EXT_ROOT$f" 2>/dev/null | grep -o '/[^ ]*'); do
+			[ -e "$dest$lib" ] && continue
+			if [ -e "$GH_EXT_ROOT$lib" ]; then
+				install -D -m 0755 "$GH_EXT_ROOT$lib" "$dest$lib"
+			else
+				install -D -m 0755 "$lib" "$dest$lib"
+			fi
+		done
+	done
+}
 
 mkdir -p "$GH_OUT"
 
@@ -290,11 +331,10 @@ gh_initramfs()
 		"$stage/lib/modules/$ver/" 2>/dev/null || true
 	cp "$mroot/lib/modules/$ver/modules.builtin.modinfo" \
 		"$stage/lib/modules/$ver/" 2>/dev/null || true
-	if [ -s "$GH_OUT/build-$ver/modules.list" ]; then
-		while read -r ko; do
-			gh__stage_module "$stage" "$ver" "$ko" updates/netoops
-		done < "$GH_OUT/build-$ver/modules.list"
-	fi
+	gh__project_modules "$ver" | while read -r ko; do
+		gh__stage_module "$stage" "$ver" "$ko" updates/netoops
+	done
+	gh__stage_ext_files "$stage"
 	depmod -b "$stage" "$ver"
 
 	make -s -C "$GH_SELFTESTS" >/dev/null
