@@ -128,6 +128,22 @@ static bool nx_deadline_passed(struct nx_deadline *d)
 }
 
 /*
+ * End of a round of waiting on @dev: false once @d passed; else poll the
+ * device unless @nopoll, which reaps completions and so wakes a stopped
+ * queue, and let a moment pass.
+ */
+static bool nx_wait_more(struct net_device *dev, struct nx_deadline *d,
+			 bool nopoll)
+{
+	if (nx_deadline_passed(d))
+		return false;
+	if (!nopoll)
+		netpoll_poll_dev(dev);
+	udelay(NETPOLL_XMIT_POLL_US);
+	return true;
+}
+
+/*
  * True if a tx queue of @dev can take a packet (not stopped by the driver
  * or by BQL).  netpoll picks the queue; should it pick a stopped one, the
  * datagram is parked on npinfo->txq and nx_flush_backlog() hands it over
@@ -908,14 +924,10 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		}
 		if (err != -EAGAIN)
 			break;
-		if (nx_deadline_passed(&d)) {
+		if (!nx_wait_more(dev, &d, nopoll)) {
 			err = -ETIMEDOUT;
 			break;
 		}
-		/* Reap completions: this is what wakes a stopped queue. */
-		if (!nopoll)
-			netpoll_poll_dev(dev);
-		udelay(NETPOLL_XMIT_POLL_US);
 	}
 	rcu_read_unlock();
 
@@ -1007,13 +1019,10 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			err = -EDEADLK;
 		if (err && err != -EAGAIN)
 			break;
-		if (nx_deadline_passed(&d)) {
+		if (!nx_wait_more(dev, &d, nopoll)) {
 			err = -ETIMEDOUT;
 			break;
 		}
-		if (!nopoll)
-			netpoll_poll_dev(dev);
-		udelay(NETPOLL_XMIT_POLL_US);
 	}
 	rcu_read_unlock();
 	return err;
