@@ -185,12 +185,18 @@ static char **entries(const char *dir, size_t *count)
 	return v;
 }
 
-static void snap(const char *dir, const char *prefix)
+/*
+ * Call @fn with the path and name of each entry of @dir, sorted; print the
+ * errno's name if @dir cannot be read.
+ */
+static void each_entry(const char *dir,
+		       void (*fn)(const char *path, const char *name,
+				  const void *arg),
+		       const void *arg)
 {
 	size_t i, n = 0;
 	char **v = entries(dir, &n);
-	char path[4096], sub[512];
-	struct stat st;
+	char path[4096];
 
 	if (!v) {
 		printf(" %s", err_name(errno));
@@ -198,39 +204,41 @@ static void snap(const char *dir, const char *prefix)
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			snprintf(sub, sizeof(sub), "%s%s/", prefix, v[i]);
-			snap(path, sub);
-		} else if (stat(path, &st) == 0 && (st.st_mode & 0444)) {
-			printf(" %s%s=", prefix, v[i]);
-			print_read(path);
-		}
+		fn(path, v[i], arg);
 		free(v[i]);
 	}
 	free(v);
 }
 
-static void list(const char *dir)
+/* snap: a readable attribute as PREFIXname=value; a directory, its own. */
+static void snap_entry(const char *path, const char *name, const void *arg)
 {
-	size_t i, n = 0;
-	char **v = entries(dir, &n);
-	char path[4096];
+	const char *prefix = arg;
+	char sub[512];
 	struct stat st;
 
-	if (!v) {
-		printf(" %s", err_name(errno));
+	if (stat(path, &st) != 0)
 		return;
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(sub, sizeof(sub), "%s%s/", prefix, name);
+		each_entry(path, snap_entry, sub);
+	} else if (st.st_mode & 0444) {
+		printf(" %s%s=", prefix, name);
+		print_read(path);
 	}
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, v[i]);
-		if (stat(path, &st) == 0)
-			printf(" %s:%s%03o", v[i], S_ISDIR(st.st_mode) ? "d" : "",
-			       st.st_mode & 07777);
-		else
-			printf(" %s:?", v[i]);
-		free(v[i]);
-	}
-	free(v);
+}
+
+/* list: name:MODE, MODE with a 'd' before it for a directory. */
+static void list_entry(const char *path, const char *name, const void *arg)
+{
+	struct stat st;
+
+	(void)arg;
+	if (stat(path, &st) == 0)
+		printf(" %s:%s%03o", name, S_ISDIR(st.st_mode) ? "d" : "",
+		       st.st_mode & 07777);
+	else
+		printf(" %s:?", name);
 }
 
 int main(void)
@@ -288,10 +296,10 @@ int main(void)
 			print_read(path);
 		} else if (!strcmp(op, "snap")) {
 			printf(":");
-			snap(path, "");
+			each_entry(path, snap_entry, "");
 		} else if (!strcmp(op, "list")) {
 			printf(":");
-			list(path);
+			each_entry(path, list_entry, NULL);
 		} else {
 			printf(": unknown operation\n");
 			return 2;
