@@ -35,9 +35,10 @@
  * when one of those locks, the device's tx_global_lock or netpoll's backlog
  * lock is held by this CPU or, once panic() has stopped the other CPUs, by
  * any CPU: the holder will never release it.  Pooled sends pick the queue
- * themselves: when the stack's choice is stuck they use another queue of
- * the device whose lock is free, and a stuck lock of another queue only
- * stops the polling.  In a crash (@crash) a lock held by a CPU that runs
+ * themselves: a stuck lock of another queue only stops the polling, and
+ * on a device whose traffic the stack spreads over all its queues they
+ * leave a queue whose lock is stuck, or that is stopped while the device
+ * may not be polled, for another one.  In a crash (@crash) a lock held by a CPU that runs
  * is waited for, within the budget, before calling into the driver.  Not checked: locks a driver takes otherwise (e.g.
  * virtio-net's refill_lock when an atomic refill fails; e1000's
  * disable_hardirq() in its poll controller), the allocator's.
@@ -820,27 +821,41 @@ static bool nx_txq_stuck(struct netdev_queue *txq)
 }
 
 /*
- * @skb's queue @txq is stuck (nx_txq_stuck()): move @skb to another tx
- * queue of @dev whose lock is free, one the driver has not stopped if
- * there is one.  Returns the queue @skb is mapped to.
+ * Another tx queue of @dev for @skb, whose queue @txq is stuck
+ * (nx_txq_stuck()) or, with @need_run, stopped by its driver while the
+ * device may not be polled (nothing would wake it).  Only on a device
+ * whose traffic the stack itself spreads over all its queues (no
+ * ndo_select_queue, no traffic classes): elsewhere a queue may belong to
+ * a shaper's class or a special ring of the driver.  Best is a free lock
+ * on a queue that runs, then a free lock, then a lock held by a CPU that
+ * runs (waited for); with @need_run, only queues that run.  Returns the
+ * queue @skb is mapped to, @txq when there is no other.
  */
 static struct netdev_queue *nx_other_txq(struct net_device *dev,
 					 struct sk_buff *skb,
-					 struct netdev_queue *txq)
+					 struct netdev_queue *txq,
+					 bool need_run)
 {
-	int i, pick = -1;
+	int i, score, best = -1, pick = -1;
 
+	if (dev->real_num_tx_queues < 2 ||
+	    dev->netdev_ops->ndo_select_queue || netdev_get_num_tc(dev))
+		return txq;
 	for (i = 0; i < dev->real_num_tx_queues; i++) {
 		struct netdev_queue *q = netdev_get_tx_queue(dev, i);
+		bool runs;
 
-		if (q == txq ||
-		    nx_held(&q->_xmit_lock, READ_ONCE(q->xmit_lock_owner)))
+		if (q == txq || nx_txq_stuck(q))
 			continue;
-		if (pick < 0)
+		runs = nx_txq_runs(q, true);
+		if (need_run && !runs)
+			continue;
+		score = runs +
+			(nx_held(&q->_xmit_lock, READ_ONCE(q->xmit_lock_owner)) ?
+			 0 : 2);
+		if (score > best) {
+			best = score;
 			pick = i;
-		if (nx_txq_runs(q, true)) {
-			pick = i;
-			break;
 		}
 	}
 	if (pick < 0)
@@ -859,12 +874,14 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  * @crash: as for netpoll_xmit_wait_ready()
  *
  * Builds the frame in a free skb of @pool and picks the tx queue the stack
- * would pick from this CPU; when that queue's lock is held by this CPU or
- * by a stopped one, another queue of the device whose lock is free.  Waits
- * (bounded) until the queue runs and no other lock the driver needs is
- * held, and hands the skb to the driver itself (with a trylock of the
- * queue).  netpoll's backlog is drained first when its work cannot run.
- * Locks of the device's other queues only keep it from polling the device.
+ * would pick from this CPU.  Waits (bounded) until the queue runs and no
+ * other lock the driver needs is held, and hands the skb to the driver
+ * itself (with a trylock of the queue).  netpoll's backlog is drained
+ * first when its work cannot run.  Locks of the device's other queues only
+ * keep it from polling the device.  On a device whose traffic the stack
+ * spreads over all its queues, the skb moves to another queue when its
+ * queue's lock is held by this CPU or by a stopped one, or when its queue
+ * is stopped and the device may not be polled.
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
@@ -881,7 +898,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    bool crash)
 {
 	struct net_device *dev = np->dev;
-	unsigned int slot, headroom, l3, qi;
+	unsigned int slot, headroom, l3;
 	struct netdev_queue *txq;
 	netdev_tx_t rc = NETDEV_TX_BUSY;
 	struct nx_deadline d;
@@ -906,9 +923,8 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	nx_deadline_init(&d, timeout_us);
 	rcu_read_lock();
 	txq = nx_pick_txq(dev, skb);
-	if (dev->real_num_tx_queues > 1 && nx_txq_stuck(txq))
-		txq = nx_other_txq(dev, skb, txq);
-	qi = skb_get_queue_mapping(skb);
+	if (nx_txq_stuck(txq))
+		txq = nx_other_txq(dev, skb, txq, false);
 	for (;;) {
 		err = nx_ready_step(dev, true, txq, crash, &nopoll);
 		/* never from inside a NAPI poll of the device: recursion */
@@ -924,6 +940,8 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		}
 		if (err != -EAGAIN)
 			break;
+		if (nopoll && !nx_txq_runs(txq, true))
+			txq = nx_other_txq(dev, skb, txq, true);
 		if (!nx_wait_more(dev, &d, nopoll)) {
 			err = -ETIMEDOUT;
 			break;
@@ -934,7 +952,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	if (!err) {
 		/* the driver owns the skb now */
 		smp_store_release(&pool->slot[slot], NULL);
-		WRITE_ONCE(pool->txq, qi);
+		WRITE_ONCE(pool->txq, skb_get_queue_mapping(skb));
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */

@@ -88,6 +88,8 @@ g_wait_for 10 mq_sent 1000 ||
 taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 export CT_MODULE=netoops_crashtest
 ct_main mq-txq1-held "$1" "$mq_setup
+[ \"\$(cat /sys/class/net/\$w/queues/tx-1/xps_cpus)\" = 2 ] ||
+	{ echo 'CT-ERROR tx-1 is not the queue of CPU 1'; exit 1; }
 echo \"hold_txq_forever \$w 1 0\" > /proc/netoops_crashtest ||
 	{ echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
 taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1

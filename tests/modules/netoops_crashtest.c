@@ -216,10 +216,12 @@ static void ct_release(void)
 static int ct_hold_txq(char *args, bool forever)
 {
 	char *name = strsep(&args, " ");
+	char *qs = strsep(&args, " "), *cpus = strsep(&args, " ");
 	unsigned int q = 0, cpu = 1;
 	struct task_struct *t;
 
-	if (args && sscanf(args, "%u %u", &q, &cpu) < 1)
+	if (args || (qs && kstrtouint(qs, 0, &q)) ||
+	    (cpus && kstrtouint(cpus, 0, &cpu)))
 		return -EINVAL;
 	if (ct_holder)
 		return -EBUSY;
@@ -246,8 +248,10 @@ static int ct_hold_txq(char *args, bool forever)
 	get_task_struct(t);
 	ct_holder = t;
 	wake_up_process(t);
-	if (!wait_for_completion_timeout(&ct_hold_taken, 10 * HZ))
+	if (!wait_for_completion_timeout(&ct_hold_taken, 10 * HZ)) {
+		ct_release();
 		return -ETIMEDOUT;
+	}
 	return 0;
 }
 
