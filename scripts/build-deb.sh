@@ -15,7 +15,14 @@ src=$out/src/netoops-$ver
 
 rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 mkdir -p "$src"
+# (and nothing a previous dpkg-buildpackage left in debian/)
 tar -C "$top" --exclude=./out --exclude=./.git \
+	--exclude=./debian/tmp --exclude=./debian/.debhelper \
+	--exclude=./debian/netoops-dkms --exclude=./debian/netoops-client \
+	--exclude=./debian/netoopsd --exclude=./debian/files \
+	--exclude='./debian/*.substvars' --exclude='./debian/*.debhelper' \
+	--exclude='./debian/*.debhelper.log' \
+	--exclude=./debian/debhelper-build-stamp \
 	--exclude='./tools/netoops/build*' --exclude='*.o' --exclude='*.ko' \
 	--exclude='.*.cmd' --exclude='*.mod' --exclude='*.mod.c' -cf - . |
 	tar -C "$src" -xf -

@@ -350,14 +350,23 @@ guest_run()
 	mark=$(sed -n 's/^TEST sent: .*marked "\(.*\)"$/\1/p' "$CT_DIR/results.log")
 	soft=$(python3 -c 'import json,sys
 print(" ".join(str(d["id"]) for d in json.load(open(sys.argv[1])) if d["reason"] == "soft"))' "$CT_DIR/list.json")
-	# (the whole output first: grep -q would cut the CLI's pipe)
-	if [ -z "$mark" ] || [ -z "$soft" ] ||
-	   ! gh_cli show "$soft" > "$CT_DIR/soft.txt" ||
-	   ! grep -qF "$mark" "$CT_DIR/soft.txt"; then
+	# (the whole output first: grep -q would cut the CLI's pipe); there
+	# may be several soft dumps (repeat, or a retried test): one must
+	# hold the marker
+	local id found=""
+	for id in $soft; do
+		[ -n "$mark" ] || break
+		gh_cli show "$id" > "$CT_DIR/soft-$id.txt" || continue
+		if grep -qF "$mark" "$CT_DIR/soft-$id.txt"; then
+			found=$id
+			break
+		fi
+	done
+	if [ -z "$found" ]; then
 		echo "no soft dump with the test marker '$mark' (soft dumps: ${soft:-none})"
 		return 1
 	fi
-	echo "soft dump $soft holds '$mark'"
+	echo "soft dump $found holds '$mark'"
 	# the panic dump: complete, every console line, the identity set
 	rm -f "$CT_DIR"/dump-*.json
 	python3 -c 'import json,sys
