@@ -38,8 +38,9 @@
  * themselves: a stuck lock of another queue only stops the polling, and
  * on a device whose traffic the stack spreads over all its queues they
  * leave a queue whose lock is stuck, or that is stopped while the device
- * may not be polled, for another one.  In a crash (@crash) a lock held by a CPU that runs
- * is waited for, within the budget, before calling into the driver.  Not checked: locks a driver takes otherwise (e.g.
+ * may not be polled, for another one.  In a crash (@crash) a lock held by
+ * a CPU that runs is waited for, within the budget, before calling into
+ * the driver.  Not checked: locks a driver takes otherwise (e.g.
  * virtio-net's refill_lock when an atomic refill fails; e1000's
  * disable_hardirq() in its poll controller), the allocator's.
  *
@@ -898,7 +899,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    bool crash)
 {
 	struct net_device *dev = np->dev;
-	unsigned int slot, headroom, l3;
+	unsigned int slot, headroom, l3, qi;
 	struct netdev_queue *txq;
 	netdev_tx_t rc = NETDEV_TX_BUSY;
 	struct nx_deadline d;
@@ -926,6 +927,8 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	if (nx_txq_stuck(txq))
 		txq = nx_other_txq(dev, skb, txq, false);
 	for (;;) {
+		/* the skb is the driver's once it took it: read it before */
+		qi = skb_get_queue_mapping(skb);
 		err = nx_ready_step(dev, true, txq, crash, &nopoll);
 		/* never from inside a NAPI poll of the device: recursion */
 		if (!err && nx_poll_owner_here(dev))
@@ -952,7 +955,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	if (!err) {
 		/* the driver owns the skb now */
 		smp_store_release(&pool->slot[slot], NULL);
-		WRITE_ONCE(pool->txq, skb_get_queue_mapping(skb));
+		WRITE_ONCE(pool->txq, qi);
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */
