@@ -430,6 +430,7 @@ static struct netpoll_targets nc_targets = {
 	.default_local_port	= 6665,
 	.default_remote_port	= 6666,
 	.netconsole_abi		= true,
+	.no_configfs		= !IS_ENABLED(CONFIG_NETCONSOLE_DYNAMIC),
 };
 
 /* ---------------------------------------------------------------------- */

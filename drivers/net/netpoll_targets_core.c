@@ -1027,7 +1027,12 @@ static struct netpoll_target *npt_parse_one(struct netpoll_targets *nts,
 
 	err = netpoll_parse_options(&nt->np, opt);
 	if (err) {
-		err = -EINVAL;
+		/*
+		 * netconsole without configfs fails to load with
+		 * netpoll_parse_options()'s -1 (-EPERM), as upstream's.
+		 */
+		err = nts->netconsole_abi && nts->no_configfs ?
+		      -EPERM : -EINVAL;
 		goto out_put;
 	}
 	nts->next_id++;
@@ -1060,8 +1065,12 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
 		nt = npt_parse_one(nts, opt);
 		if (IS_ERR(nt)) {
 			err = PTR_ERR(nt);
-			/* netconsole skips a target it cannot parse */
-			if (nts->netconsole_abi && err == -EINVAL) {
+			/*
+			 * netconsole with configfs skips a target it cannot
+			 * parse ...
+			 */
+			if (nts->netconsole_abi && !nts->no_configfs &&
+			    err == -EINVAL) {
 				err = 0;
 				continue;
 			}
@@ -1073,7 +1082,7 @@ int netpoll_targets_parse_param(struct netpoll_targets *nts, const char *param)
 			pr_err("%s: cannot enable target %s: %d\n", nts->name,
 			       netpoll_target_name(nt), err);
 			/* ... and keeps one it cannot enable, disabled */
-			if (nts->netconsole_abi) {
+			if (nts->netconsole_abi && !nts->no_configfs) {
 				err = 0;
 				continue;
 			}
@@ -1157,9 +1166,11 @@ int netpoll_targets_register(struct netpoll_targets *nts)
 	if (err)
 		goto out_free_attrs;
 
-	err = configfs_register_subsystem(subsys);
-	if (err)
-		goto out_unregister_notifier;
+	if (!nts->no_configfs) {
+		err = configfs_register_subsystem(subsys);
+		if (err)
+			goto out_unregister_notifier;
+	}
 
 	WRITE_ONCE(nts->registered, true);
 	return 0;
@@ -1180,7 +1191,8 @@ void netpoll_targets_unregister(struct netpoll_targets *nts)
 	if (!nts->registered)
 		return;
 
-	configfs_unregister_subsystem(&nts->subsys);
+	if (!nts->no_configfs)
+		configfs_unregister_subsystem(&nts->subsys);
 
 	/* What is left are command-line targets never shown in configfs. */
 	for (;;) {

@@ -157,6 +157,8 @@ struct netpoll_targets_ops {
  * @netconsole_abi: configfs and the parameter behave as upstream
  *		netconsole's do (netpoll_targets.rst lists the rules); else
  *		the library's stricter rules apply.  Set by the client.
+ * @no_configfs: no configfs subsystem: the targets come from
+ *		netpoll_targets_parse_param() only.  Set by the client.
  * @lock:	protects @list and every target's @state.  A spinlock taken
  *		with interrupts off because senders run from printk and
  *		pstore in any context; crash-path senders only ever try it
@@ -188,6 +190,7 @@ struct netpoll_targets {
 	u16				default_local_port;
 	u16				default_remote_port;
 	bool				netconsole_abi;
+	bool				no_configfs;
 
 	/* private to the library */
 	spinlock_t			lock;	/* senders vs state, see above */
@@ -255,9 +258,11 @@ void netpoll_targets_unregister(struct netpoll_targets *nts);
  *
  * Targets are named cmdline0, cmdline1, ... and enabled at once.  Process
  * context.  On error, the targets created by this call are removed.  With
- * &netpoll_targets.netconsole_abi, a target that does not parse is skipped
- * and one that cannot be enabled is kept, disabled; only -ENOMEM is then
- * an error.
+ * &netpoll_targets.netconsole_abi and configfs, a target that does not
+ * parse is skipped and one that cannot be enabled is kept, disabled; only
+ * -ENOMEM is then an error.  With &netpoll_targets.netconsole_abi and
+ * &netpoll_targets.no_configfs, a target that does not parse fails the
+ * call with -EPERM, as netconsole without CONFIG_NETCONSOLE_DYNAMIC.
  *
  * Return: the number of targets created, or a negative errno.
  */

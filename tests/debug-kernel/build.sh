@@ -15,7 +15,9 @@
 # Output, out/debug-kernel/ (NETOOPS_DEBUG_OUT):
 #   bzImage, release, config, build.log, build-time (seconds, last run)
 #   lib/modules/<release>/   modules_install of the tree (depmod'ed)
-#   modules/                 the project's in-tree built .ko files
+#   modules/                 the project's in-tree built .ko files, and
+#                            netconsole_nodynamic.ko: netconsole built
+#                            again with NETCONSOLE_DYNAMIC off
 #   build -> the tree        (for out-of-tree test modules)
 # Exit: non-zero when the build fails or olddefconfig dropped an option.
 set -euo pipefail
@@ -68,6 +70,11 @@ fi
 # 2. The project, dropped in.
 "$root/scripts/overlay-into-tree.sh" "$tree" >&2
 
+# A run stopped in step 6 left the option off: put the configuration back.
+if [ -f "$tree/.config.dynamic" ]; then
+	mv "$tree/.config.dynamic" "$tree/.config"
+fi
+
 # 3. Configuration: tinyconfig + the fragments, only when they changed.
 ckey=$(cat "${frags[@]}" "$tree/drivers/net/Kconfig.netoops" \
 	"$tree/fs/pstore/Kconfig.netoops" | sha1sum | cut -c1-16)
@@ -115,11 +122,6 @@ if ! make -C "$tree" -j"$jobs" bzImage modules > "$out/build.log" 2>&1; then
 	die "build failed: $out/build.log"
 fi
 btime=$(( $(date +%s) - bstart ))
-# The project's files must build without a warning in the tree too.
-if grep -E '(drivers/net/(netconsole|netpoll_)|fs/pstore/netoops|include/(uapi/)?linux/(netoops|netpoll_targets|netpoll_xmit))[^ ]*: warning:' \
-	"$out/build.log" >&2; then
-	die "warnings in the project's files: $out/build.log"
-fi
 
 # 5. Output.
 rel=$(make -s -C "$tree" kernelrelease)
@@ -133,6 +135,34 @@ for m in drivers/net/netpoll_targets drivers/net/netconsole fs/pstore/netoops; d
 	[ -f "$tree/$m.ko" ] || die "$m.ko was not built in the tree"
 	cp "$tree/$m.ko" "$out/modules/"
 done
+
+# 6. netconsole without NETCONSOLE_DYNAMIC (upstream's option; the library
+# then registers no configfs directory): the option switched off, the one
+# module rebuilt and copied, the configuration and the module put back.
+# Kbuild's per-option dependencies rebuild netconsole.o alone.
+nodyn()
+{
+	make -s -C "$tree" olddefconfig >/dev/null &&
+	make -C "$tree" -j"$jobs" drivers/net/netconsole.ko >> "$out/build.log" 2>&1
+}
+cp "$tree/.config" "$tree/.config.dynamic"
+"$tree/scripts/config" --file "$tree/.config" --disable NETCONSOLE_DYNAMIC
+nodyn || die "netconsole without NETCONSOLE_DYNAMIC: build failed: $out/build.log"
+grep -qx '# CONFIG_NETCONSOLE_DYNAMIC is not set' "$tree/.config" ||
+	die "NETCONSOLE_DYNAMIC stayed on"
+cp "$tree/drivers/net/netconsole.ko" "$out/modules/netconsole_nodynamic.ko"
+mv "$tree/.config.dynamic" "$tree/.config"
+nodyn || die "netconsole rebuilt with NETCONSOLE_DYNAMIC: build failed: $out/build.log"
+cmp -s "$tree/drivers/net/netconsole.ko" "$out/modules/netconsole.ko" ||
+	die "netconsole.ko rebuilt with NETCONSOLE_DYNAMIC differs from the first build"
+
+# The project's files must build without a warning in the tree too (both
+# netconsole builds).
+if grep -E '(drivers/net/(netconsole|netpoll_)|fs/pstore/netoops|include/(uapi/)?linux/(netoops|netpoll_targets|netpoll_xmit))[^ ]*: warning:' \
+	"$out/build.log" >&2; then
+	die "warnings in the project's files: $out/build.log"
+fi
+
 cp "$tree/arch/x86/boot/bzImage" "$out/bzImage"
 cp "$tree/.config" "$out/config"
 ln -sfn "$tree" "$out/build"
