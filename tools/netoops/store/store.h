@@ -15,6 +15,7 @@
 #ifndef NETOOPS_STORE_H
 #define NETOOPS_STORE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,6 +170,26 @@ struct nstore;
 typedef int (*nstore_dump_cb)(const struct nstore_dump *d, void *arg);
 typedef int (*nstore_bucket_cb)(const struct nstore_bucket *b, void *arg);
 
+/* nstore_count() groupings */
+enum nstore_group {
+	NSTORE_BY_TIME,			/* received_ms slots of step_ms */
+	NSTORE_BY_HOST,			/* hostname */
+	NSTORE_BY_KERNEL,		/* release */
+};
+
+/** struct nstore_count_row - one group of nstore_count() */
+struct nstore_count_row {
+	int64_t slot_ms;		/* NSTORE_BY_TIME: the slot's start, a
+					 * multiple of step_ms; else 0 */
+	const char *key;		/* NSTORE_BY_HOST/KERNEL: hostname or
+					 * release, NULL when not sent */
+	long count;			/* dumps in the group */
+	long buckets;			/* distinct non-NULL sig_hash */
+	int64_t last_ms;		/* latest received_ms */
+};
+
+typedef int (*nstore_count_cb)(const struct nstore_count_row *r, void *arg);
+
 /* nstore_open() flags */
 #define NSTORE_RDONLY		0x1	/* CLI readers */
 #define NSTORE_SYNC_NORMAL	0x2	/* durable on commit against crashes of
@@ -204,6 +225,9 @@ struct nstore_ops {
 		     nstore_dump_cb cb, void *arg,
 		     struct nstore_prune_result *ret);
 	int (*last_id)(struct nstore *st, int64_t *ret);
+	int (*count)(struct nstore *st, const struct nstore_filter *f,
+		     enum nstore_group by, int64_t step_ms,
+		     nstore_count_cb cb, void *arg);
 };
 
 /* The generic part every implementation starts with. */
@@ -279,6 +303,26 @@ static inline int nstore_prune(struct nstore *st, const struct nstore_prune *p,
 static inline int nstore_last_id(struct nstore *st, int64_t *ret)
 {
 	return st->ops->last_id(st, ret);
+}
+
+/**
+ * nstore_count() - dumps counted by group, for rates and per-host views
+ * @f:		which dumps; f->limit caps the number of groups
+ * @by:		the grouping
+ * @step_ms:	NSTORE_BY_TIME: the slot width (> 0); ignored otherwise
+ *
+ * NSTORE_BY_TIME calls @cb for each slot that holds a dump, oldest first;
+ * the other groupings by count, largest first, then by key (NULL last).
+ * Returns -EINVAL for a step_ms <= 0 with NSTORE_BY_TIME or an unknown
+ * @by, -EOPNOTSUPP when the store cannot count.
+ */
+static inline int nstore_count(struct nstore *st, const struct nstore_filter *f,
+			       enum nstore_group by, int64_t step_ms,
+			       nstore_count_cb cb, void *arg)
+{
+	if (!st->ops->count)
+		return -EOPNOTSUPP;
+	return st->ops->count(st, f, by, step_ms, cb, arg);
 }
 
 /*
