@@ -10,11 +10,13 @@
  * as long as the machine keeps running, e.g. after a non-fatal oops.
  *
  * How much of the log a record holds: pstore fills one record of at most
- * pstore_info.bufsize bytes (6.12: bufsize bytes of text, compressed into
- * bufsize; 6.1: about bufsize * 100 / 60 bytes of text, compressed into
- * bufsize; text that does not compress well enough is stored uncompressed,
- * truncated to its newest bufsize bytes), and only starts another, older,
- * part while the bytes written so far stay below pstore's kmsg_bytes
+ * pstore_info.bufsize bytes: with compression, a header and the newest
+ * bufsize * 100 / 60 bytes of text deflated into bufsize (text that does
+ * not fit compressed is stored uncompressed, cut to bufsize bytes: 6.12
+ * keeps the header and the oldest of that text, 6.1 the header and the
+ * newest); without, the header and the newest bufsize bytes of text.  It
+ * only starts another, older, part while the bytes written so far stay
+ * below pstore's kmsg_bytes
  * (CONFIG_PSTORE_DEFAULT_KMSG_BYTES, 10240 on Debian; the pstore
  * "kmsg_bytes" mount option changes it).  So the first part is always
  * written, and we size bufsize to the whole kernel log buffer
