@@ -36,7 +36,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/netoops_compat.h>
 #include <linux/pstore.h>
 #include <linux/random.h>
 #include <linux/reboot.h>
@@ -670,7 +669,6 @@ static int __init netoops_init(void)
 	netoops_ctx.pstore.read = netoops_pstore_read;
 	netoops_ctx.pstore.write = netoops_pstore_write;
 	netoops_ctx.pstore.erase = netoops_pstore_erase;
-	netoops_pstore_buf_lock_init(&netoops_ctx.pstore);
 
 	ret = pstore_register(&netoops_ctx.pstore);
 	if (ret) {

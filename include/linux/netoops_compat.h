@@ -10,7 +10,6 @@
 
 #include <linux/netdevice.h>
 #include <linux/netpoll.h>
-#include <linux/pstore.h>
 #include <linux/rtnetlink.h>
 
 /**
@@ -32,21 +31,6 @@ static inline void netoops_netpoll_cleanup_locked(struct netpoll *np)
 	np->dev = NULL;
 #else
 	do_netpoll_cleanup(np);
-#endif
-}
-
-/**
- * netoops_pstore_buf_lock_init() - initialise pstore_info.buf_lock
- * @psi:	a pstore backend before pstore_register()
- *
- * buf_lock is a spinlock_t on 6.1 and a raw_spinlock_t since 6.2.
- */
-static inline void netoops_pstore_buf_lock_init(struct pstore_info *psi)
-{
-#ifdef NETOOPS_COMPAT_PSTORE_SPINLOCK
-	spin_lock_init(&psi->buf_lock);
-#else
-	raw_spin_lock_init(&psi->buf_lock);
 #endif
 }
 
