@@ -229,6 +229,8 @@ def main():
         dumps = json.loads(cli(fleet.db, "list", "--json"))
         print("store: %d dumps (%d stored live by netoopsd), %d buckets"
               % (len(dumps), fleet.stored_live, len(bks)))
+        check(fleet.stored_live > webfix.FEED_DUMPS, "netoopsd stored"
+              " dumps of the storm", str(fleet.stored_live))
         test_token(w)
         test_pages(w, fleet.db, bks, dumps)
         test_escaping(w, dumps)

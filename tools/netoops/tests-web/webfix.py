@@ -56,6 +56,11 @@ def read_kv(path):
         return None
 
 
+def read_kv_text(text):
+    return dict(l.strip().split("=", 1) for l in text.splitlines()
+                if "=" in l)
+
+
 def metric(mport, name):
     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % mport,
                                 timeout=10) as r:
@@ -98,21 +103,40 @@ class Fleet:
         subprocess.run([FEED, "--history", self.db, str(HISTORY)],
                        check=True, timeout=300)
         ready = os.path.join(self.dir, "d.ready")
+        # A big socket buffer: a busy host may leave netoopsd (under ASan)
+        # off the CPU for a while during the storm.
         d = self.spawn([NETOOPSD, "--listen", "127.0.0.1", "--port", "0",
                         "--db", self.db, "--ready-file", ready,
                         "--metrics-listen", "127.0.0.1:0",
+                        "--rcvbuf", str(64 << 20),
                         "--timeout-ms", "1500"], "netoopsd.log")
         kv = wait_for("netoopsd ready", lambda: read_kv(ready))
         port, mport = int(kv["port"]), int(kv["metrics_port"])
-        subprocess.run([STORM, "--port", str(port), "--hosts",
-                        str(STORM_HOSTS), "--size", "16384", "--window", "16",
-                        "--rate", "4000"], check=True, timeout=120,
-                       stdout=subprocess.DEVNULL)
+        m = lambda name: metric(mport, name)
+        # The dumps the checks need first, alone: none may be lost.
         subprocess.run([FEED, "--port", str(port)], check=True, timeout=60)
-        want = STORM_HOSTS + FEED_DUMPS
-        wait_for("netoopsd to store %d dumps" % want,
-                 lambda: metric(mport, "netoops_dumps_stored_total") >= want,
+        wait_for("netoopsd to store web_feed's %d dumps" % FEED_DUMPS,
+                 lambda: m("netoops_dumps_stored_total") >= FEED_DUMPS,
                  limit=120)
+        before = m("netoops_packets_received_total")
+        out = subprocess.run([STORM, "--port", str(port), "--hosts",
+                              str(STORM_HOSTS), "--size", "16384",
+                              "--window", "16", "--rate", "4000"],
+                             check=True, timeout=120, stdout=subprocess.PIPE)
+        sent = int(read_kv_text(out.stdout.decode())["packets"])
+        want = STORM_HOSTS + FEED_DUMPS
+
+        # Every dump stored; or, if the kernel dropped datagrams, every
+        # datagram accounted for and nothing left open or queued.
+        def settled():
+            if m("netoops_dumps_stored_total") >= want:
+                return True
+            return (m("netoops_packets_received_total") +
+                    m("netoops_kernel_drops_total") >= before + sent and
+                    m("netoops_open_dumps") == 0 and
+                    m("netoops_dumps_pending") == 0 and
+                    m("netoops_store_queue") == 0)
+        wait_for("netoopsd to store the storm", settled, limit=180)
         self.stored_live = metric(mport, "netoops_dumps_stored_total")
         d.send_signal(signal.SIGTERM)
         rc = d.wait(timeout=60)
