@@ -42,3 +42,10 @@ web-http: $(WEB_DEPS)
 	tests-web/test_http.py
 
 CHECKS += web-http
+
+# Debian's chromium, headless (scripts/install-deps.sh installs it).
+web-browser: $(WEB_DEPS)
+	@echo "== tests-web/test_browser.py"
+	tests-web/test_browser.py
+
+CHECKS += web-browser
