@@ -884,7 +884,7 @@ static void page_bucket(struct web *w, struct page *p, struct args *a,
 		goto err;
 	if (t.n != 1 || strcmp(t.hash[0], hash)) {
 		page_error(p, MHD_HTTP_NOT_FOUND, "no such bucket",
-			   t.n ? "ambiguous prefix: give the whole hash" :
+			   t.n ? "give the whole hash of one bucket" :
 			   "no dump has this signature");
 		return;
 	}
@@ -1448,7 +1448,9 @@ static int listen_on(const char *spec, int *ret_fd, int *ret_port)
 		host[e - spec] = 0;
 		port = e + 1;
 	}
-	if (getaddrinfo(host, port, &hints, &ai))
+	if (strspn(port, "0123456789") != strlen(port) || !*port ||
+	    strlen(port) > 5 || atoi(port) > 65535 ||
+	    getaddrinfo(host, port, &hints, &ai))
 		return -EINVAL;
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
