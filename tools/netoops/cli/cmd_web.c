@@ -400,7 +400,8 @@ static int svg_rate(struct page *p, struct nstore *st,
 			max = s.count[i];
 		total += s.count[i];
 	}
-	top = nice_ceil(max ? max : 1);
+	/* four grid steps of 1, 2 or 5 times a power of ten */
+	top = 4 * nice_ceil((max + 3) / 4 ? (max + 3) / 4 : 1);
 	bw = (double)(W - L - R) / n;
 	fprintf(p->f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\""
 		" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\""
@@ -747,6 +748,7 @@ static void page_buckets(struct web *w, struct page *p, struct args *a)
 struct key_rows {
 	FILE *f;
 	const char *param;	/* "host" or "kernel" */
+	const char *bucket;	/* links keep this bucket filter, or NULL */
 	long max;
 	long n;
 };
@@ -763,6 +765,10 @@ static int key_row_cb(const struct nstore_count_row *r, void *arg)
 	if (r->key) {
 		fprintf(x->f, "<a href=\"/dumps?%s=", x->param);
 		url_value(x->f, r->key, true);
+		if (x->bucket) {
+			fputs("&amp;bucket=", x->f);
+			url_value(x->f, x->bucket, false);
+		}
 		fputs("\">", x->f);
 		html(x->f, r->key);
 		fputs("</a>", x->f);
@@ -901,6 +907,7 @@ static void page_bucket(struct web *w, struct page *p, struct args *a,
 	if (r < 0)
 		goto err;
 	kr.param = "host";
+	kr.bucket = hash;
 	fputs("<h2>Hosts</h2>\n<table><tr><th>host</th><th>dumps</th><th>"
 	      "</th><th>buckets</th><th>last (UTC)</th></tr>\n", p->f);
 	f.limit = 50;

@@ -187,6 +187,38 @@ def test_gaps(w, dumps):
               "same marker in the CLI's log", host)
 
 
+def test_usage(fleet):
+    """Bad usage exits 2 before serving; HEAD gets headers only."""
+    import os
+    import subprocess
+    bad = os.path.join(fleet.dir, "short-token")
+    with open(bad, "w") as f:
+        f.write("short\n")
+    for args in (["--listen", "127.0.0.1:65536"], ["--listen", "localhost:1"],
+                 ["--listen", "127.0.0.1"], ["--token-file", bad],
+                 ["--bogus"]):
+        r = subprocess.run([webfix.CLI, "--db", fleet.db, "web"] + args,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        check(r.returncode == 2, "netoops web %s: exit 2" % " ".join(args),
+              str(r.returncode))
+
+
+def test_links(w, bks):
+    """A bucket page's host links list that host's dumps of the bucket."""
+    b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
+    text = page(w, "/bucket/" + b)
+    m = re.search(r'href="(/dumps\?host=[^"]*&amp;bucket=%s)"' % b, text)
+    if check(m, "host link keeps the bucket"):
+        text = page(w, m.group(1).replace("&amp;", "&"))
+        n = len(re.findall(r'<a href="/dump/\d+">', text))
+        check(n > 0 and text.count('href="/bucket/%s"' % b) == n,
+              "only that bucket's dumps", str(n))
+    st, r, body = w.get("/dumps", method="HEAD")
+    check(st == 200 and body == b"" and
+          r.getheader("Content-Security-Policy"), "HEAD: headers only")
+
+
 def test_api(w, db, bks, dumps):
     api_equals_cli(w, db, "/api/buckets", ["buckets", "--json"])
     api_equals_cli(w, db, "/api/buckets?host=node-1*&complete=1",
@@ -236,6 +268,8 @@ def main():
         test_escaping(w, dumps)
         test_gaps(w, dumps)
         test_api(w, fleet.db, bks, dumps)
+        test_links(w, bks)
+        test_usage(fleet)
         rc, log = fleet.stop_web()
         check(rc == 0, "netoops web exit status 0 on SIGTERM", str(rc))
         check("Sanitizer" not in log, "no sanitizer report", log[-2000:])
