@@ -16,6 +16,7 @@ import http.client
 import json
 import re
 import sys
+import time
 import urllib.parse
 
 import webfix
@@ -227,10 +228,13 @@ def test_api(w, db, bks, dumps):
                    ["list", "--json", "--limit", "40"])
     api_equals_cli(w, db, "/api/dumps?no_log=1",
                    ["list", "--json", "--no-log"])
-    api_equals_cli(w, db, "/api/dumps?since=-3d&until=-1d&no_log=1"
-                   "&authenticated=0", ["list", "--json", "--no-log",
-                                        "--since", "-3d", "--until", "-1d",
-                                        "--unauthenticated"])
+    # absolute times: "-3d" read a second apart could differ by a dump
+    now = int(time.time())
+    since, until = str(now - 3 * 86400), str(now - 86400)
+    api_equals_cli(w, db, "/api/dumps?since=%s&until=%s&no_log=1"
+                   "&authenticated=0" % (since, until),
+                   ["list", "--json", "--no-log", "--since", since,
+                    "--until", until, "--unauthenticated"])
     b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
     api_equals_cli(w, db, "/api/dumps?bucket=%s&reason=oops" % b[:10],
                    ["list", "--json", "--bucket", b[:10], "--reason", "oops"])
