@@ -9,7 +9,8 @@ answer; every page and API answering 200, bad queries 400, unknown things
 404, other methods 405; hostile sender text (<script>, quotes, &, invalid
 UTF-8 in hostname, release, user field and log) coming out escaped, and no
 "<script" in any page; gap markers in the dumps that lost a datagram;
-every /api/ answer byte for byte the CLI's --json for the same query;
+no link or resource off the site; every /api/ answer byte for byte the
+CLI's --json for the same query;
 the server leaving no leak or sanitizer report when stopped.
 """
 import http.client
@@ -60,6 +61,8 @@ def page(w, path, status=200):
         return ""
     if r.getheader("Content-Type", "").startswith("text/html"):
         check("<script" not in text.lower(), "no <script in " + path)
+        ext = re.findall(r'(?:src|href|action)="(?:[a-z]+:)?//[^"]*"', text)
+        check(not ext, "no external resource in " + path, str(ext[:3]))
     return text
 
 
