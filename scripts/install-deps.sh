@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything netoops needs on a fresh Debian 12 machine: toolchain,
 # userspace libraries, QEMU and busybox for guests, Debian packaging tools
-# (make deb, tests/packaging), and the Debian 6.12 and
+# (make deb, tests/packaging), chromium for the dashboard's browser test
+# (tools/netoops/tests-web), and the Debian 6.12 and
 # 6.1 kernel images with their headers. Idempotent: a second run only checks.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
 	bc flex bison libelf-dev libssl-dev dwarves python3
 	sparse
+	chromium
 	systemd strace
 	libisal-dev
 	linux-source-6.12

@@ -31,6 +31,7 @@ int cmd_import_log(struct cli *c, int argc, char **argv);
 int cmd_decode(struct cli *c, int argc, char **argv);
 int cmd_prune(struct cli *c, int argc, char **argv);
 int cmd_watch(struct cli *c, int argc, char **argv);
+int cmd_count(struct cli *c, int argc, char **argv);
 
 /* output.c */
 /*
@@ -52,6 +53,13 @@ void dump_print_header(FILE *f);
 void format_ms(int64_t ms, char *buf, size_t len);
 void format_age(int64_t now_ms, int64_t ms, char *buf, size_t len);
 int print_json(json_t *j, bool pretty);	/* steals the reference */
+/* What print_json() prints, '\n' included, malloc'ed; steals @j. */
+char *json_text(json_t *j, bool pretty, size_t *ret_len);
+/* The --json objects of buckets, count and stats (@daemon stolen). */
+json_t *bucket_to_json(const struct nstore_bucket *b);
+json_t *count_row_to_json(const struct nstore_count_row *r,
+			  enum nstore_group by);
+json_t *stats_to_json(const struct nstore_stats *s, json_t *daemon);
 
 /* netoops.c */
 int open_store(struct cli *c, struct nstore **ret);
@@ -67,5 +75,23 @@ int parse_filter(struct cli *c, int argc, char **argv,
 
 /* cmd_query.c: whole file (or stdin for "-") into memory */
 int read_file(const char *path, char **ret, size_t *ret_len);
+
+/*
+ * cmd_query.c: the --json output of list, buckets, count and stats, built
+ * once for the CLI and for `netoops web`'s API, which must print the same.
+ * 0 or a negative errno; *@ret is an array (stats: an object).
+ */
+int list_json(struct nstore *st, const struct nstore_filter *f,
+	      bool with_log, json_t **ret);
+int buckets_json(struct nstore *st, const struct nstore_filter *f,
+		 json_t **ret);
+int count_json(struct nstore *st, const struct nstore_filter *f,
+	       enum nstore_group by, int64_t step_ms, json_t **ret);
+int stats_json(struct nstore *st, json_t *daemon, json_t **ret);
+/* "time", "host", "kernel" -> NSTORE_BY_*, or -EINVAL. */
+int parse_group(const char *s);
+
+/* cmd_web.c */
+int cmd_web(struct cli *c, int argc, char **argv);
 
 #endif /* NETOOPS_CLI_H */

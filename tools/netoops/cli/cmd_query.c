@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,9 +128,8 @@ bad:
 }
 
 struct list_ctx {
-	struct cli *c;
 	json_t *arr;
-	long n;
+	bool with_log;
 	int64_t now_ms;		/* for the AGE column */
 };
 
@@ -138,18 +138,38 @@ static int list_cb(const struct nstore_dump *d, void *arg)
 	struct list_ctx *x = arg;
 
 	if (x->arr)
-		json_array_append_new(x->arr, dump_to_json(d, !no_log));
+		json_array_append_new(x->arr, dump_to_json(d, x->with_log));
 	else
 		dump_print_line(stdout, d, x->now_ms);
-	x->n++;
+	return 0;
+}
+
+/* Newest first: with a limit, the newest ones (as list does). */
+int list_json(struct nstore *st, const struct nstore_filter *f,
+	      bool with_log, json_t **ret)
+{
+	struct list_ctx x = { .arr = json_array(), .with_log = with_log };
+	struct nstore_filter nf = *f;
+	int r;
+
+	if (!x.arr)
+		return -ENOMEM;
+	nf.newest_first = true;
+	r = nstore_list(st, &nf, with_log ? NSTORE_WITH_LOG : 0, list_cb, &x);
+	if (r < 0) {
+		json_decref(x.arr);
+		return r;
+	}
+	*ret = x.arr;
 	return 0;
 }
 
 int cmd_list(struct cli *c, int argc, char **argv)
 {
-	struct list_ctx x = { .c = c, .now_ms = now_wall_ms() };
+	struct list_ctx x = { .now_ms = now_wall_ms() };
 	struct nstore_filter f;
 	struct nstore *st;
+	json_t *j = NULL;
 	int r;
 
 	r = parse_filter(c, argc, argv, &f, "list");
@@ -158,20 +178,19 @@ int cmd_list(struct cli *c, int argc, char **argv)
 	f.newest_first = true;	/* --limit N: the newest N */
 	if (open_store(c, &st) < 0)
 		return 1;
-	if (c->json)
-		x.arr = json_array();
-	else
+	if (c->json) {
+		r = list_json(st, &f, !no_log, &j);
+	} else {
 		dump_print_header(stdout);
-	r = nstore_list(st, &f, c->json && !no_log ? NSTORE_WITH_LOG : 0,
-			list_cb, &x);
+		r = nstore_list(st, &f, 0, list_cb, &x);
+	}
 	nstore_close(st);
 	if (r < 0) {
 		fprintf(stderr, "netoops list: %s\n", strerror(-r));
-		json_decref(x.arr);
 		return 1;
 	}
-	if (x.arr)
-		print_json(x.arr, true);
+	if (j)
+		print_json(j, true);
 	return 0;
 }
 
@@ -251,38 +270,12 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 	struct bucket_ctx *x = arg;
 	char first[32], last[32];
 
-	format_ms(b->first_ms, first, sizeof(first));
-	format_ms(b->last_ms, last, sizeof(last));
 	if (x->arr) {
-		json_t *o = json_object(), *k = json_array();
-		const char *p = b->kernels;
-
-		json_object_set_new(o, "bucket", text_json(b->sig_hash,
-							   strlen(b->sig_hash)));
-		json_object_set_new(o, "title", b->sig_title ?
-				    text_json(b->sig_title,
-					      strlen(b->sig_title)) :
-				    json_null());
-		json_object_set_new(o, "count", json_integer(b->count));
-		json_object_set_new(o, "hosts", json_integer(b->hosts));
-		while (p && *p) {
-			const char *comma = strchr(p, ',');
-			size_t n = comma ? (size_t)(comma - p) : strlen(p);
-
-			json_array_append_new(k, text_json(p, n));
-			p += n + !!comma;
-		}
-		json_object_set_new(o, "kernels", k);
-		json_object_set_new(o, "first_seen_ms",
-				    json_integer(b->first_ms));
-		json_object_set_new(o, "last_seen_ms", json_integer(b->last_ms));
-		json_object_set_new(o, "first_seen", json_string(first));
-		json_object_set_new(o, "last_seen", json_string(last));
-		json_object_set_new(o, "example_id",
-				    json_integer(b->example_id));
-		json_array_append_new(x->arr, o);
+		json_array_append_new(x->arr, bucket_to_json(b));
 		return 0;
 	}
+	format_ms(b->first_ms, first, sizeof(first));
+	format_ms(b->last_ms, last, sizeof(last));
 	printf("%6ld  %5ld  %-19s  %-19s  ", b->count, b->hosts, first, last);
 	put_esc(stdout, b->sig_hash, strlen(b->sig_hash), 0, 16);
 	fputs("  ", stdout);
@@ -295,11 +288,29 @@ static int bucket_cb(const struct nstore_bucket *b, void *arg)
 	return 0;
 }
 
+int buckets_json(struct nstore *st, const struct nstore_filter *f,
+		 json_t **ret)
+{
+	struct bucket_ctx x = { json_array() };
+	int r;
+
+	if (!x.arr)
+		return -ENOMEM;
+	r = nstore_buckets(st, f, bucket_cb, &x);
+	if (r < 0) {
+		json_decref(x.arr);
+		return r;
+	}
+	*ret = x.arr;
+	return 0;
+}
+
 int cmd_buckets(struct cli *c, int argc, char **argv)
 {
 	struct bucket_ctx x = { NULL };
 	struct nstore_filter f;
 	struct nstore *st;
+	json_t *j = NULL;
 	int r;
 
 	r = parse_filter(c, argc, argv, &f, "buckets");
@@ -307,21 +318,165 @@ int cmd_buckets(struct cli *c, int argc, char **argv)
 		return r == 3 ? 0 : r;
 	if (open_store(c, &st) < 0)
 		return 1;
-	if (c->json)
-		x.arr = json_array();
-	else
+	if (c->json) {
+		r = buckets_json(st, &f, &j);
+	} else {
 		printf("%6s  %5s  %-19s  %-19s  %-16s  %s\n", "COUNT", "HOSTS",
 		       "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "BUCKET",
 		       "TITLE");
-	r = nstore_buckets(st, &f, bucket_cb, &x);
+		r = nstore_buckets(st, &f, bucket_cb, &x);
+	}
 	nstore_close(st);
 	if (r < 0) {
 		fprintf(stderr, "netoops buckets: %s\n", strerror(-r));
-		json_decref(x.arr);
 		return 1;
 	}
-	if (x.arr)
-		print_json(x.arr, true);
+	if (j)
+		print_json(j, true);
+	return 0;
+}
+
+int parse_group(const char *s)
+{
+	if (!strcmp(s, "time"))
+		return NSTORE_BY_TIME;
+	if (!strcmp(s, "host"))
+		return NSTORE_BY_HOST;
+	if (!strcmp(s, "kernel"))
+		return NSTORE_BY_KERNEL;
+	return -EINVAL;
+}
+
+struct count_ctx {
+	json_t *arr;
+	enum nstore_group by;
+};
+
+static int count_cb(const struct nstore_count_row *row, void *arg)
+{
+	struct count_ctx *x = arg;
+	char t[32];
+
+	if (x->arr) {
+		json_array_append_new(x->arr, count_row_to_json(row, x->by));
+		return 0;
+	}
+	format_ms(row->last_ms, t, sizeof(t));
+	printf("%8ld  %7ld  %-19s  ", row->count, row->buckets, t);
+	if (x->by == NSTORE_BY_TIME) {
+		format_ms(row->slot_ms, t, sizeof(t));
+		printf("%s\n", t);
+	} else {
+		put_esc_str(stdout, row->key ?: "-");
+		fputc('\n', stdout);
+	}
+	return 0;
+}
+
+int count_json(struct nstore *st, const struct nstore_filter *f,
+	       enum nstore_group by, int64_t step_ms, json_t **ret)
+{
+	struct count_ctx x = { json_array(), by };
+	int r;
+
+	if (!x.arr)
+		return -ENOMEM;
+	r = nstore_count(st, f, by, step_ms, count_cb, &x);
+	if (r < 0) {
+		json_decref(x.arr);
+		return r;
+	}
+	*ret = x.arr;
+	return 0;
+}
+
+/*
+ * count [--by time|host|kernel] [--step SECONDS] [filters]: dumps per time
+ * slot, host or release.  Its own options first, then the filters.
+ */
+int cmd_count(struct cli *c, int argc, char **argv)
+{
+	struct count_ctx x = { NULL, NSTORE_BY_HOST };
+	struct nstore_filter f;
+	int64_t step_ms = 3600 * 1000;
+	struct nstore *st;
+	json_t *j = NULL;
+	int i, r, by;
+	char *end;
+
+	/* --by and --step are taken out; the rest goes to parse_filter(). */
+	for (i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int n = 0;
+
+		if (!strcmp(argv[i], "--by") || !strcmp(argv[i], "--step")) {
+			if (i + 1 >= argc)
+				goto usage;
+			v = argv[i + 1];
+			n = 2;
+		} else if (!strncmp(argv[i], "--by=", 5)) {
+			v = argv[i] + 5;
+			n = 1;
+		} else if (!strncmp(argv[i], "--step=", 7)) {
+			v = argv[i] + 7;
+			n = 1;
+		}
+		if (!n)
+			continue;
+		if (argv[i][2] == 'b') {
+			by = parse_group(v);
+			if (by < 0)
+				goto usage;
+			x.by = by;
+		} else {
+			long long sec = strtoll(v, &end, 10);
+
+			if (*end || sec <= 0 || sec > INT64_MAX / 1000)
+				goto usage;
+			step_ms = sec * 1000;
+		}
+		memmove(argv + i, argv + i + n,
+			(argc - i - n + 1) * sizeof(*argv));
+		argc -= n;
+		i--;
+	}
+	r = parse_filter(c, argc, argv, &f, "count");
+	if (r)
+		return r == 3 ? 0 : r;
+	if (open_store(c, &st) < 0)
+		return 1;
+	if (c->json) {
+		r = count_json(st, &f, x.by, step_ms, &j);
+	} else {
+		printf("%8s  %7s  %-19s  %s\n", "DUMPS", "BUCKETS",
+		       "LAST (UTC)", x.by == NSTORE_BY_TIME ? "SLOT (UTC)" :
+		       x.by == NSTORE_BY_HOST ? "HOST" : "KERNEL");
+		r = nstore_count(st, &f, x.by, step_ms, count_cb, &x);
+	}
+	nstore_close(st);
+	if (r < 0) {
+		fprintf(stderr, "netoops count: %s\n", strerror(-r));
+		return 1;
+	}
+	if (j)
+		print_json(j, true);
+	return 0;
+usage:
+	fprintf(stderr, "Usage: netoops count [--by time|host|kernel]"
+		" [--step SECONDS] [same filters as list] [--json]\n");
+	return 2;
+}
+
+int stats_json(struct nstore *st, json_t *daemon, json_t **ret)
+{
+	struct nstore_stats s;
+	int r = nstore_stats(st, &s);
+
+	if (r < 0) {
+		json_decref(daemon);
+		return r;
+	}
+	*ret = stats_to_json(&s, daemon);
 	return 0;
 }
 
@@ -353,7 +508,7 @@ int cmd_stats(struct cli *c, int argc, char **argv)
 {
 	struct nstore_stats s;
 	struct nstore *st;
-	json_t *o, *m = NULL;
+	json_t *m = NULL;
 	int i, r;
 
 	for (i = 1; i < argc; i++) {
@@ -389,17 +544,7 @@ int cmd_stats(struct cli *c, int argc, char **argv)
 				c->metrics_file);
 	}
 	if (c->json) {
-		o = json_object();
-		json_object_set_new(o, "dumps", json_integer(s.dumps));
-		json_object_set_new(o, "complete", json_integer(s.complete));
-		json_object_set_new(o, "partial", json_integer(s.partial));
-		json_object_set_new(o, "buckets", json_integer(s.buckets));
-		json_object_set_new(o, "hosts", json_integer(s.hosts));
-		json_object_set_new(o, "log_bytes", json_integer(s.log_bytes));
-		json_object_set_new(o, "file_bytes",
-				    json_integer(s.file_bytes));
-		json_object_set_new(o, "daemon", m ? m : json_null());
-		print_json(o, true);
+		print_json(stats_to_json(&s, m), true);
 	} else {
 		json_decref(m);
 	}

@@ -44,6 +44,16 @@ static const struct cmd cmds[] = {
 	  "dumps grouped by crash signature, biggest first" },
 	{ "export", cmd_export, "[same filters as list]",
 	  "every dump as JSON Lines (one object per line)" },
+	{ "count", cmd_count,
+	  "[--by time|host|kernel] [--step SECONDS] [same filters as list]",
+	  "dumps per time slot (--step, default 3600), host or kernel\n"
+	  "              release (default host), biggest first; time: oldest\n"
+	  "              slot first, empty slots left out" },
+	{ "web", cmd_web,
+	  "[--listen ADDR:PORT] [--token-file FILE] [--ready-file FILE]",
+	  "read-only dashboard over HTTP (default 127.0.0.1:8514): pages,\n"
+	  "              SVG plots, /api/ with the --json output of these\n"
+	  "              verbs; see netoops-web(1)" },
 	{ "stats", cmd_stats, "",
 	  "store figures and the daemon's counters (--metrics-file)" },
 	{ "decode", cmd_decode, "[--packets] FILE|-",

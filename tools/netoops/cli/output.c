@@ -89,16 +89,41 @@ static void format_iso(int64_t ms, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%03dZ", (int)(ms % 1000 + 1000) % 1000);
 }
 
-int print_json(json_t *j, bool pretty)
+char *json_text(json_t *j, bool pretty, size_t *ret_len)
 {
-	int r;
+	char *t, *nt;
+	size_t n;
 
 	if (!j)
-		return -1;
-	r = json_dumpf(j, stdout, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
-					 : JSON_COMPACT | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
+		return NULL;
+	t = json_dumps(j, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
+				 : JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
+	if (!t)
+		return NULL;
+	n = strlen(t);
+	nt = realloc(t, n + 2);
+	if (!nt) {
+		free(t);
+		return NULL;
+	}
+	nt[n] = '\n';
+	nt[n + 1] = 0;
+	if (ret_len)
+		*ret_len = n + 1;
+	return nt;
+}
+
+int print_json(json_t *j, bool pretty)
+{
+	size_t len;
+	char *t = json_text(j, pretty, &len);
+	int r;
+
+	if (!t)
+		return -1;
+	r = fwrite(t, 1, len, stdout) == len ? 0 : -1;
+	free(t);
 	return r;
 }
 
@@ -390,4 +415,70 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 			fputc('\n', f);
 		free(text);
 	}
+}
+
+json_t *bucket_to_json(const struct nstore_bucket *b)
+{
+	json_t *o = json_object(), *k = json_array();
+	const char *p = b->kernels;
+	char first[32], last[32];
+
+	format_ms(b->first_ms, first, sizeof(first));
+	format_ms(b->last_ms, last, sizeof(last));
+	json_object_set_new(o, "bucket", text_json(b->sig_hash,
+						   strlen(b->sig_hash)));
+	json_object_set_new(o, "title", str_or_null(b->sig_title));
+	json_object_set_new(o, "count", json_integer(b->count));
+	json_object_set_new(o, "hosts", json_integer(b->hosts));
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		json_array_append_new(k, text_json(p, n));
+		p += n + !!comma;
+	}
+	json_object_set_new(o, "kernels", k);
+	json_object_set_new(o, "first_seen_ms", json_integer(b->first_ms));
+	json_object_set_new(o, "last_seen_ms", json_integer(b->last_ms));
+	json_object_set_new(o, "first_seen", json_string(first));
+	json_object_set_new(o, "last_seen", json_string(last));
+	json_object_set_new(o, "example_id", json_integer(b->example_id));
+	return o;
+}
+
+json_t *count_row_to_json(const struct nstore_count_row *r,
+			  enum nstore_group by)
+{
+	json_t *o = json_object();
+	char buf[64];
+
+	if (by == NSTORE_BY_TIME) {
+		json_object_set_new(o, "slot_ms", json_integer(r->slot_ms));
+		format_iso(r->slot_ms, buf, sizeof(buf));
+		json_object_set_new(o, "slot", json_string(buf));
+	} else {
+		json_object_set_new(o, by == NSTORE_BY_HOST ? "host" : "kernel",
+				    str_or_null(r->key));
+	}
+	json_object_set_new(o, "count", json_integer(r->count));
+	json_object_set_new(o, "buckets", json_integer(r->buckets));
+	json_object_set_new(o, "last_ms", json_integer(r->last_ms));
+	format_iso(r->last_ms, buf, sizeof(buf));
+	json_object_set_new(o, "last", json_string(buf));
+	return o;
+}
+
+json_t *stats_to_json(const struct nstore_stats *s, json_t *daemon)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "dumps", json_integer(s->dumps));
+	json_object_set_new(o, "complete", json_integer(s->complete));
+	json_object_set_new(o, "partial", json_integer(s->partial));
+	json_object_set_new(o, "buckets", json_integer(s->buckets));
+	json_object_set_new(o, "hosts", json_integer(s->hosts));
+	json_object_set_new(o, "log_bytes", json_integer(s->log_bytes));
+	json_object_set_new(o, "file_bytes", json_integer(s->file_bytes));
+	json_object_set_new(o, "daemon", daemon ? daemon : json_null());
+	return o;
 }

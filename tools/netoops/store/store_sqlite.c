@@ -14,6 +14,11 @@
  *      dump, NULL when it was not authenticated.  Added by ALTER TABLE to
  *      an old database, so there it comes after the log; in a new one it
  *      comes before it.  Rows stored before the migration read as NULL.
+ *   3  covering indexes for the grouped reads (buckets, nstore_count(), the
+ *      dashboard): by signature, time, host and release, each with the
+ *      columns those queries read, so that they never touch the rows
+ *      (whose first page holds part of the log).  dumps_sig and dumps_host
+ *      are their prefixes and go.
  * A read-only opener of a version 1 database (not yet migrated: netoopsd
  * not restarted) reads NULL for the columns it lacks.
  *
@@ -38,7 +43,7 @@
 
 #include "store.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
 
@@ -50,6 +55,17 @@ struct sqlite_store {
 	const char *auth_col;	/* "auth_key", or "NULL" before version 2 */
 	bool rdonly;		/* opened NSTORE_RDONLY */
 };
+
+/* Version 3's indexes: in a new database, and added to an older one. */
+#define INDEXES_V3 \
+	"CREATE INDEX IF NOT EXISTS dumps_sig3 ON dumps(sig_hash, hostname," \
+	" release, received_ms);" \
+	"CREATE INDEX IF NOT EXISTS dumps_time3 ON dumps(received_ms," \
+	" sig_hash, hostname, release);" \
+	"CREATE INDEX IF NOT EXISTS dumps_host3 ON dumps(hostname, sig_hash," \
+	" received_ms);" \
+	"CREATE INDEX IF NOT EXISTS dumps_release3 ON dumps(release," \
+	" sig_hash, received_ms);"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
@@ -68,14 +84,15 @@ static const char schema[] =
 	" log_len INTEGER NOT NULL, log_enc INTEGER NOT NULL, log BLOB,"
 	" UNIQUE(boot_id, dump_id));"
 	"CREATE INDEX IF NOT EXISTS dumps_received ON dumps(received_ms);"
-	"CREATE INDEX IF NOT EXISTS dumps_sig ON dumps(sig_hash);"
-	"CREATE INDEX IF NOT EXISTS dumps_host ON dumps(hostname);"
+	INDEXES_V3
 	"INSERT OR IGNORE INTO meta VALUES('schema_version', "
 	XSTR(SCHEMA_VERSION) ");";
 
 /* Statements of each migration from version i + 1 to i + 2. */
 static const char *const migrations[SCHEMA_VERSION - 1] = {
 	"ALTER TABLE dumps ADD COLUMN auth_key INTEGER;",
+	"DROP INDEX IF EXISTS dumps_sig; DROP INDEX IF EXISTS dumps_host;"
+	INDEXES_V3,
 };
 
 /* How the log column is kept. */
@@ -716,6 +733,11 @@ out:
 	return rc;
 }
 
+static bool bucket_globs(const char *b)
+{
+	return strpbrk(b, "*?[") != NULL;
+}
+
 /* WHERE clause for @f; parameters are bound by bind_filter() in order. */
 static void filter_sql(const struct sqlite_store *s,
 		       const struct nstore_filter *f, char *buf, size_t len)
@@ -733,7 +755,12 @@ static void filter_sql(const struct sqlite_store *s,
 		n += snprintf(buf + n, len - n, " AND received_ms >= ?");
 	if (f->until_ms)
 		n += snprintf(buf + n, len - n, " AND received_ms < ?");
-	if (f->bucket)
+	/* A prefix without GLOB's special characters: GLOB 'P*' is the same
+	 * test, and SQLite can answer it from an index.
+	 */
+	if (f->bucket && !bucket_globs(f->bucket))
+		n += snprintf(buf + n, len - n, " AND sig_hash GLOB ?");
+	else if (f->bucket)
 		n += snprintf(buf + n, len - n,
 			      " AND substr(sig_hash, 1, length(?)) = ?");
 	if (f->complete >= 0)
@@ -745,10 +772,9 @@ static void filter_sql(const struct sqlite_store *s,
 			 f->authenticated ? "NOT NULL" : "NULL");
 }
 
-static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f)
+/* Binds @f's parameters from number @i on. */
+static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f, int i)
 {
-	int i = 1;
-
 	if (f->host)
 		sqlite3_bind_text(st, i++, f->host, -1, SQLITE_STATIC);
 	if (f->kernel)
@@ -759,7 +785,10 @@ static void bind_filter(sqlite3_stmt *st, const struct nstore_filter *f)
 		sqlite3_bind_int64(st, i++, f->since_ms);
 	if (f->until_ms)
 		sqlite3_bind_int64(st, i++, f->until_ms);
-	if (f->bucket) {
+	if (f->bucket && !bucket_globs(f->bucket)) {
+		sqlite3_bind_text(st, i++, sqlite3_mprintf("%s*", f->bucket),
+				  -1, sqlite3_free);
+	} else if (f->bucket) {
 		sqlite3_bind_text(st, i++, f->bucket, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, i++, f->bucket, -1, SQLITE_STATIC);
 	}
@@ -791,7 +820,7 @@ static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sq_err(rc);
-	bind_filter(st, f);
+	bind_filter(st, f, 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct nstore_dump *d = nstore_dump_new();
 
@@ -827,19 +856,26 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 		f = &any;
 	}
 	filter_sql(s, f, where, sizeof(where));
-	/* Dumps without a signature fall in one bucket named "-". */
+	/*
+	 * Dumps without a signature fall in one bucket named "-".  The groups
+	 * come from the signature index alone; title and frames, which the
+	 * hash is computed from, from each bucket's example row: reading them
+	 * from every row made this 10 times slower on 100,000 dumps.
+	 */
 	snprintf(sql, sizeof(sql),
-		 "SELECT ifnull(sig_hash, '-'), max(sig_title), max(sig_frames),"
-		 " count(*), count(DISTINCT hostname),"
-		 " group_concat(DISTINCT release),"
-		 " min(received_ms), max(received_ms), min(id)"
+		 "SELECT g.h, d.sig_title, d.sig_frames, g.n, g.hosts, g.rels,"
+		 " g.first, g.last, g.ex FROM (SELECT ifnull(sig_hash, '-') h,"
+		 " count(*) n, count(DISTINCT hostname) hosts,"
+		 " group_concat(DISTINCT release) rels,"
+		 " min(received_ms) first, max(received_ms) last, min(id) ex"
 		 " FROM dumps%s GROUP BY sig_hash"
-		 " ORDER BY count(*) DESC, min(id) LIMIT %ld",
+		 " ORDER BY n DESC, ex LIMIT %ld) g"
+		 " JOIN dumps d ON d.id = g.ex ORDER BY g.n DESC, g.ex",
 		 where, f->limit > 0 ? f->limit : -1L);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sq_err(rc);
-	bind_filter(st, f);
+	bind_filter(st, f, 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		b.sig_hash = (const char *)sqlite3_column_text(st, 0);
 		b.sig_title = (const char *)sqlite3_column_text(st, 1);
@@ -851,6 +887,76 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 		b.last_ms = sqlite3_column_int64(st, 7);
 		b.example_id = sqlite3_column_int64(st, 8);
 		rc = cb(&b, arg);
+		if (rc)
+			goto out;
+	}
+	rc = sq_err(rc);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Slots are floor(received_ms / step) * step, also before 1970 (SQLite's
+ * '/' and '%' truncate toward zero).  NULL keys sort last.
+ */
+static int sqlite_count(struct nstore *base, const struct nstore_filter *f,
+			enum nstore_group by, int64_t step_ms,
+			nstore_count_cb cb, void *arg)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct nstore_count_row row;
+	struct nstore_filter any;
+	char sql[1024], where[512];
+	const char *key, *order;
+	sqlite3_stmt *st;
+	int rc;
+
+	switch (by) {
+	case NSTORE_BY_TIME:
+		if (step_ms <= 0)
+			return -EINVAL;
+		key = "received_ms - ((received_ms % ?1) + ?1) % ?1";
+		order = "1";
+		break;
+	case NSTORE_BY_HOST:
+		key = "hostname";
+		order = "2 DESC, hostname IS NULL, 1";
+		break;
+	case NSTORE_BY_KERNEL:
+		key = "release";
+		order = "2 DESC, release IS NULL, 1";
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!f) {
+		nstore_filter_init(&any);
+		f = &any;
+	}
+	filter_sql(s, f, where, sizeof(where));
+	/* ?1 is the step; the filter's parameters follow (renumbered). */
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s, count(*), count(DISTINCT sig_hash),"
+		 " max(received_ms) FROM dumps%s GROUP BY 1 ORDER BY %s"
+		 " LIMIT %ld", key, where, order,
+		 f->limit > 0 ? f->limit : -1L);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	bind_filter(st, f, by == NSTORE_BY_TIME ? 2 : 1);
+	if (by == NSTORE_BY_TIME)
+		sqlite3_bind_int64(st, 1, step_ms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&row, 0, sizeof(row));
+		if (by == NSTORE_BY_TIME)
+			row.slot_ms = sqlite3_column_int64(st, 0);
+		else
+			row.key = (const char *)sqlite3_column_text(st, 0);
+		row.count = sqlite3_column_int64(st, 1);
+		row.buckets = sqlite3_column_int64(st, 2);
+		row.last_ms = sqlite3_column_int64(st, 3);
+		rc = cb(&row, arg);
 		if (rc)
 			goto out;
 	}
@@ -1124,4 +1230,5 @@ const struct nstore_ops nstore_sqlite_ops = {
 	.stats = sqlite_stats,
 	.prune = sqlite_prune,
 	.last_id = sqlite_last_id,
+	.count = sqlite_count,
 };

@@ -6,7 +6,8 @@
  * never replaced by an unauthenticated copy),
  * the errors of opening what is not a usable store, retention (prune by
  * age and by size, the files shrinking on disk), the size of the WAL in
- * stats, newest-first order and glob filters.
+ * stats, newest-first order and glob filters, grouped counts
+ * (nstore_count()).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -502,10 +503,19 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(sql_int(path, "SELECT value FROM meta"
 				 " WHERE key = 'schema_version'"), 1);
 
-	/* a writer migrates: version 2, the column, the old row kept */
+	/* a writer migrates: version 3, the column, the indexes, the old
+	 * row kept
+	 */
 	assert_int_equal(nstore_open(path, NSTORE_SYNC_NORMAL, &rw), 0);
 	assert_int_equal(sql_int(path, "SELECT value FROM meta"
-				 " WHERE key = 'schema_version'"), 2);
+				 " WHERE key = 'schema_version'"), 3);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master"
+				 " WHERE type = 'index' AND name IN"
+				 " ('dumps_sig3', 'dumps_time3', 'dumps_host3',"
+				 " 'dumps_release3')"), 4);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master"
+				 " WHERE name IN ('dumps_sig', 'dumps_host')"),
+			 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM"
 				 " pragma_table_info('dumps')"
 				 " WHERE name = 'auth_key'"), 1);
@@ -534,9 +544,9 @@ static void test_migrate_v1(void **state)
 	nstore_close(ro);
 	nstore_dump_free(d);
 
-	/* a new store is created at version 2 */
+	/* a new store is created at version 3 */
 	assert_int_equal(sql_int(f->path, "SELECT value FROM meta"
-				 " WHERE key = 'schema_version'"), 2);
+				 " WHERE key = 'schema_version'"), 3);
 }
 
 static void test_render_gaps(void **state)
@@ -930,6 +940,156 @@ static void test_order_glob(void **state)
 	assert_int_equal(count_where(f->st, &flt), 2);
 }
 
+struct counted_rows {
+	int n;
+	int64_t slot[16];
+	char key[16][16];
+	bool null_key[16];
+	long count[16], buckets[16];
+	int64_t last[16];
+};
+
+static int rows_cb(const struct nstore_count_row *r, void *arg)
+{
+	struct counted_rows *c = arg;
+
+	assert_true(c->n < 16);
+	c->slot[c->n] = r->slot_ms;
+	c->null_key[c->n] = !r->key;
+	snprintf(c->key[c->n], sizeof(c->key[0]), "%s", r->key ?: "");
+	c->count[c->n] = r->count;
+	c->buckets[c->n] = r->buckets;
+	c->last[c->n] = r->last_ms;
+	c->n++;
+	return 0;
+}
+
+static int stop_cb(const struct nstore_count_row *r, void *arg)
+{
+	(void)r;
+	(*(int *)arg)++;
+	return 42;
+}
+
+/* nstore_count(): slots, ordering, NULL keys, filters, limit, errors. */
+static void test_count(void **state)
+{
+	static const struct {
+		const char *host, *rel, *sig;
+		int64_t ms;
+	} rows[] = {
+		{ "b", "6.12", "s1", 1000 },	/* slot 1000 */
+		{ "b", "6.12", "s1", 1999 },	/* slot 1000 */
+		{ "a", "6.1", "s2", 1500 },	/* slot 1000 */
+		{ "a", "6.1", NULL, 5000 },	/* slot 5000 */
+		{ "c", NULL, "s1", -1 },	/* slot -1000: floor */
+		{ NULL, NULL, "s3", 5999 },	/* slot 5000 */
+		{ "c", "6.12", "s3", 3000 },	/* slot 3000 */
+	};
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct counted_rows c;
+	size_t i;
+	int calls = 0;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct nstore_dump *d = mk_at(i, "x", "x", rows[i].ms, 0);
+
+		free(d->hostname);
+		free(d->release);
+		free(d->sig_hash);
+		d->hostname = rows[i].host ? strdup(rows[i].host) : NULL;
+		d->release = rows[i].rel ? strdup(rows[i].rel) : NULL;
+		d->sig_hash = rows[i].sig ? strdup(rows[i].sig) : NULL;
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, 1000,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);	/* empty slots omitted */
+	assert_int_equal(c.slot[0], -1000);
+	assert_int_equal(c.count[0], 1);
+	assert_int_equal(c.slot[1], 1000);
+	assert_int_equal(c.count[1], 3);
+	assert_int_equal(c.buckets[1], 2);
+	assert_int_equal(c.last[1], 1999);
+	assert_int_equal(c.slot[2], 3000);
+	assert_int_equal(c.slot[3], 5000);
+	assert_int_equal(c.count[3], 2);
+	assert_int_equal(c.buckets[3], 1);	/* NULL sig_hash not counted_rows */
+	assert_int_equal(c.last[3], 5999);
+	assert_true(c.null_key[0]);
+
+	/* by host: count desc, then key, NULL last */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_HOST, 0,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_string_equal(c.key[0], "a");
+	assert_int_equal(c.count[0], 2);
+	assert_int_equal(c.buckets[0], 1);
+	assert_int_equal(c.last[0], 5000);
+	assert_string_equal(c.key[1], "b");
+	assert_string_equal(c.key[2], "c");
+	assert_int_equal(c.count[2], 2);
+	assert_int_equal(c.buckets[2], 2);
+	assert_int_equal(c.last[2], 3000);
+	assert_true(c.null_key[3]);
+	assert_int_equal(c.count[3], 1);
+
+	/* by kernel, filtered and limited */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_KERNEL, -5,
+				      rows_cb, &c), 0);	/* step ignored */
+	assert_int_equal(c.n, 3);
+	assert_string_equal(c.key[0], "6.12");
+	assert_int_equal(c.count[0], 3);
+	assert_true(c.null_key[1] == false);
+	assert_string_equal(c.key[1], "6.1");
+	assert_true(c.null_key[2]);
+	assert_int_equal(c.count[2], 2);
+	nstore_filter_init(&flt);
+	flt.since_ms = 1500;
+	flt.until_ms = 5000;
+	flt.limit = 1;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, &flt, NSTORE_BY_KERNEL, 0,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.key[0], "6.12");
+	assert_int_equal(c.count[0], 2);
+	nstore_filter_init(&flt);
+	flt.bucket = "s1";
+	flt.host = "[bc]";
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, &flt, NSTORE_BY_TIME, 2000,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.slot[0], -2000);
+	assert_int_equal(c.slot[1], 0);
+	assert_int_equal(c.count[1], 2);
+	flt.limit = 1;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, &flt, NSTORE_BY_TIME, 2000,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 1);	/* the oldest */
+	assert_int_equal(c.slot[0], -2000);
+
+	/* a callback's non-zero value stops and is returned */
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_HOST, 0,
+				      stop_cb, &calls), 42);
+	assert_int_equal(calls, 1);
+
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, 0,
+				      rows_cb, &c), -EINVAL);
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, -1,
+				      rows_cb, &c), -EINVAL);
+	assert_int_equal(nstore_count(f->st, NULL, (enum nstore_group)99, 1,
+				      rows_cb, &c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -959,6 +1119,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_order_glob, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
 		cmocka_unit_test(test_render_gaps),
 		cmocka_unit_test(test_helpers),
 	};

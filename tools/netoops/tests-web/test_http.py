@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""web-http: `netoops web` over HTTP, against a store that the corpus, a
+week of history and a live storm through netoopsd filled (webfix.py).
+
+Checks: the token (none, wrong, Bearer, ?token= once then the cookie it
+sets, HttpOnly and SameSite=Strict); the security headers on every
+answer; every page and API answering 200, bad queries 400, unknown things
+404, other methods 405; hostile sender text (<script>, quotes, &, invalid
+UTF-8 in hostname, release, user field and log) coming out escaped, and no
+"<script" in any page; gap markers in the dumps that lost a datagram;
+no link or resource off the site; every /api/ answer byte for byte the
+CLI's --json for the same query;
+the server leaving no leak or sanitizer report when stopped.
+"""
+import http.client
+import json
+import re
+import sys
+import time
+import urllib.parse
+
+import webfix
+from webfix import cli
+
+check = webfix.Checks("web-http")
+
+
+class Web:
+    def __init__(self, port):
+        self.port = port
+
+    def get(self, path, headers=None, method="GET", auth=True):
+        h = dict(headers or {})
+        if auth and "Authorization" not in h and "Cookie" not in h:
+            h["Authorization"] = "Bearer " + webfix.TOKEN
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        c.request(method, path, headers=h)
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return r.status, r, body
+
+
+def security_headers(r, path):
+    csp = r.getheader("Content-Security-Policy") or ""
+    check("default-src 'none'" in csp and "script" not in csp,
+          "CSP forbids scripts", path + ": " + csp)
+    check(r.getheader("X-Content-Type-Options") == "nosniff",
+          "nosniff", path)
+
+
+def page(w, path, status=200):
+    st, r, body = w.get(path)
+    check(st == status, "status of " + path, "%d, want %d" % (st, status))
+    security_headers(r, path)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        check(False, "UTF-8 page", path)
+        return ""
+    if r.getheader("Content-Type", "").startswith("text/html"):
+        check("<script" not in text.lower(), "no <script in " + path)
+        ext = re.findall(r'(?:src|href|action)="(?:[a-z]+:)?//[^"]*"', text)
+        check(not ext, "no external resource in " + path, str(ext[:3]))
+    return text
+
+
+def api_equals_cli(w, db, path, args):
+    st, r, body = w.get(path)
+    want = cli(db, *args)
+    check(st == 200 and r.getheader("Content-Type") == "application/json",
+          "API " + path, str(st))
+    check(body == want, "API %s == netoops %s" % (path, " ".join(args)),
+          "\n%s\n---\n%s" % (body[:300], want[:300]))
+
+
+def test_token(w):
+    st, r, _ = w.get("/", auth=False)
+    check(st == 401, "no token: 401", str(st))
+    check("Bearer" in (r.getheader("WWW-Authenticate") or ""),
+          "401 says Bearer")
+    for p in ("/api/buckets", "/dump/1", "/style.css", "/nope"):
+        check(w.get(p, auth=False)[0] == 401, "no token: 401 on " + p)
+    check(w.get("/", {"Authorization": "Bearer wrong"})[0] == 401,
+          "wrong Bearer: 401")
+    check(w.get("/", {"Authorization": "Bearer " + webfix.TOKEN[:-1]})[0]
+          == 401, "Bearer prefix of the token: 401")
+    check(w.get("/?token=wrong", auth=False)[0] == 401, "wrong ?token: 401")
+    check(w.get("/", {"Cookie": "netoops_token=wrong"})[0] == 401,
+          "wrong cookie: 401")
+    check(w.get("/")[0] == 200, "Bearer: 200")
+    st, r, _ = w.get("/dumps?host=node-0*&token=%s&limit=5" % webfix.TOKEN,
+                     auth=False)
+    check(st == 303, "?token: 303", str(st))
+    loc = r.getheader("Location") or ""
+    check(loc.startswith("/dumps?") and "token" not in loc and
+          "limit=5" in loc, "redirect keeps the query, drops the token", loc)
+    cookie = r.getheader("Set-Cookie") or ""
+    check("HttpOnly" in cookie and "SameSite=Strict" in cookie,
+          "cookie HttpOnly SameSite=Strict", cookie)
+    pair = cookie.split(";")[0]
+    check(pair == "netoops_token=" + webfix.TOKEN, "cookie holds the token")
+    st, _, body = w.get(loc, {"Cookie": pair})
+    check(st == 200 and b"node-0" in body, "the cookie lets in", str(st))
+    st, r, _ = w.get("//evil.example/?token=" + webfix.TOKEN, auth=False)
+    check((r.getheader("Location") or "").startswith("/evil.example"),
+          "no redirect off the site", r.getheader("Location") or "")
+
+
+def test_pages(w, db, bks, dumps):
+    for p in ("/", "/?range=24h", "/?range=30d", "/buckets", "/dumps",
+              "/kernels", "/hosts", "/dumps?limit=1000",
+              "/dumps?complete=0", "/dumps?authenticated=0&reason=oops",
+              "/dumps?since=-1d&until=2100-01-01", "/dumps?kernel=6.1*",
+              "/hosts?kernel=6.12*", "/buckets?host=node-*",
+              "/style.css"):
+        page(w, p)
+    for b in bks:
+        if b["bucket"] != "-":
+            text = page(w, "/bucket/" + urllib.parse.quote(b["bucket"]))
+            check(">%d<" % b["count"] in text, "bucket page count",
+                  b["bucket"])
+    for d in dumps:
+        page(w, "/dump/%d" % d["id"])
+    for p in ("/dump/99999999", "/dump/abc", "/bucket/zzzz", "/nope",
+              "/api/nope", "/api/dump/99999999"):
+        page(w, p, 404)
+    for p in ("/dumps?limit=0", "/dumps?since=yesterday", "/dumps?reason=x",
+              "/dumps?complete=2", "/dumps?bogus=1", "/?range=1y",
+              "/?host=x", "/api/count?by=week", "/api/count?step=0",
+              "/api/buckets?limit=-1"):
+        page(w, p, 400)
+    st, _, _ = w.get("/", method="POST")
+    check(st == 405, "POST: 405", str(st))
+    # the overview's totals are the store's
+    text = page(w, "/")
+    stats = json.loads(cli(db, "stats", "--json"))
+    m = re.search(r"<b>(\d+)</b> dumps from <b>(\d+)</b> hosts in <b>(\d+)"
+                  r"</b> buckets", text)
+    check(m and [int(x) for x in m.groups()] ==
+          [stats["dumps"], stats["hosts"], stats["buckets"] +
+           any(b["bucket"] == "-" for b in bks)],
+          "overview totals", str(m and m.groups()) + " " + str(stats))
+    check("<svg" in text and "class=\"bar\"" in text, "overview plot")
+    check("id=\"trend\"" in text, "overview trend table")
+
+
+def test_escaping(w, dumps):
+    evil = [d for d in dumps if d["host"] and "<script>" in d["host"]]
+    if not check(len(evil) == 1, "hostile dump stored", str(len(evil))):
+        return
+    d = evil[0]
+    text = page(w, "/dump/%d" % d["id"])
+    for want in ("&lt;script&gt;alert(&quot;host&quot;)&lt;/script&gt;"
+                 "&amp;&#39;\\xff-evil",
+                 "6.12.0-&lt;b&gt;bold&lt;/b&gt;&amp;&quot;q&quot;",
+                 "&lt;script&gt;alert(&#39;user&#39;)&lt;/script&gt; &amp;"
+                 " &quot;q&quot; ",
+                 "&lt;script&gt;alert(&quot;log&quot;)&lt;/script&gt; &amp;"
+                 " &#39;quotes&#39;",
+                 "bad utf-8: \\xff\\xfe\\xc3 end",
+                 "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;"):
+        check(want in text, "escaped on the dump page", want)
+    check("<b>bold" not in text and "<img" not in text, "no raw markup")
+    for p, want in (("/hosts", "&lt;script&gt;"),
+                    ("/kernels", "&lt;b&gt;bold"),
+                    ("/dumps?limit=1000", "&lt;script&gt;"),
+                    ("/buckets", "&lt;b&gt;bold")):
+        check(want in page(w, p), "hostile text shown escaped on " + p)
+    # a link to the hostile host's dumps finds it (glob-literal, encoded)
+    text = page(w, "/hosts")
+    m = re.search(r'href="(/dumps\?host=[^"]*)">&lt;script', text)
+    if check(m, "link from /hosts to the hostile host"):
+        text = page(w, m.group(1).replace("&amp;", "&"))
+        check("/dump/%d\"" % d["id"] in text, "that link finds the dump")
+
+
+def test_gaps(w, dumps):
+    for host, marker in (("gap-plain", r"\[\.\.\. \d+ bytes missing \.\.\.\]"),
+                         ("gap-deflate", r"\[\.\.\. (\d+ bytes|rest of the"
+                          r" log) missing \.\.\.\]")):
+        ds = [d for d in dumps if d["host"] == host]
+        if not check(len(ds) == 1 and not ds[0]["complete"] and ds[0]["gaps"],
+                     "partial dump with a gap from " + host):
+            continue
+        text = page(w, "/dump/%d" % ds[0]["id"])
+        check(re.search(r'<span class="gap">' + marker + "</span>", text),
+              "gap marker shown and marked", host)
+        check(ds[0]["log"] and re.search(marker, ds[0]["log"]),
+              "same marker in the CLI's log", host)
+
+
+def test_usage(fleet):
+    """Bad usage exits 2 before serving; HEAD gets headers only."""
+    import os
+    import subprocess
+    bad = os.path.join(fleet.dir, "short-token")
+    with open(bad, "w") as f:
+        f.write("short\n")
+    for args in (["--listen", "127.0.0.1:65536"], ["--listen", "localhost:1"],
+                 ["--listen", "127.0.0.1"], ["--token-file", bad],
+                 ["--bogus"]):
+        r = subprocess.run([webfix.CLI, "--db", fleet.db, "web"] + args,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        check(r.returncode == 2, "netoops web %s: exit 2" % " ".join(args),
+              str(r.returncode))
+
+
+def test_links(w, bks):
+    """A bucket page's host links list that host's dumps of the bucket."""
+    b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
+    text = page(w, "/bucket/" + b)
+    m = re.search(r'href="(/dumps\?host=[^"]*&amp;bucket=%s)"' % b, text)
+    if check(m, "host link keeps the bucket"):
+        text = page(w, m.group(1).replace("&amp;", "&"))
+        n = len(re.findall(r'<a href="/dump/\d+">', text))
+        check(n > 0 and text.count('href="/bucket/%s"' % b) == n,
+              "only that bucket's dumps", str(n))
+    st, r, body = w.get("/dumps", method="HEAD")
+    check(st == 200 and body == b"" and
+          r.getheader("Content-Security-Policy"), "HEAD: headers only")
+
+
+def test_api(w, db, bks, dumps):
+    api_equals_cli(w, db, "/api/buckets", ["buckets", "--json"])
+    api_equals_cli(w, db, "/api/buckets?host=node-1*&complete=1",
+                   ["buckets", "--json", "--host", "node-1*", "--complete"])
+    api_equals_cli(w, db, "/api/dumps?limit=40",
+                   ["list", "--json", "--limit", "40"])
+    api_equals_cli(w, db, "/api/dumps?no_log=1",
+                   ["list", "--json", "--no-log"])
+    # absolute times: "-3d" read a second apart could differ by a dump
+    now = int(time.time())
+    since, until = str(now - 3 * 86400), str(now - 86400)
+    api_equals_cli(w, db, "/api/dumps?since=%s&until=%s&no_log=1"
+                   "&authenticated=0" % (since, until),
+                   ["list", "--json", "--no-log", "--since", since,
+                    "--until", until, "--unauthenticated"])
+    b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
+    api_equals_cli(w, db, "/api/dumps?bucket=%s&reason=oops" % b[:10],
+                   ["list", "--json", "--bucket", b[:10], "--reason", "oops"])
+    api_equals_cli(w, db, "/api/dumps?complete=0",
+                   ["list", "--json", "--partial"])
+    api_equals_cli(w, db, "/api/stats", ["stats", "--json"])
+    api_equals_cli(w, db, "/api/hosts", ["count", "--json", "--by", "host"])
+    api_equals_cli(w, db, "/api/kernels",
+                   ["count", "--json", "--by", "kernel"])
+    api_equals_cli(w, db, "/api/count?by=time&step=3600&kernel=6.1*",
+                   ["count", "--json", "--by", "time", "--step", "3600",
+                    "--kernel", "6.1*"])
+    api_equals_cli(w, db, "/api/count?by=host&limit=5",
+                   ["count", "--json", "--limit", "5"])
+    for d in dumps[:25] + [x for x in dumps if x["host"] and
+                           ("<" in x["host"] or x["host"].startswith("gap"))]:
+        api_equals_cli(w, db, "/api/dump/%d" % d["id"],
+                       ["show", str(d["id"]), "--json"])
+
+
+def main():
+    fleet = webfix.Fleet("web-http")
+    ok = False
+    try:
+        fleet.fill()
+        w = Web(fleet.start_web(token=True))
+        bks = webfix.buckets(fleet.db)
+        dumps = json.loads(cli(fleet.db, "list", "--json"))
+        print("store: %d dumps (%d stored live by netoopsd), %d buckets"
+              % (len(dumps), fleet.stored_live, len(bks)))
+        check(fleet.stored_live > webfix.FEED_DUMPS, "netoopsd stored"
+              " dumps of the storm", str(fleet.stored_live))
+        test_token(w)
+        test_pages(w, fleet.db, bks, dumps)
+        test_escaping(w, dumps)
+        test_gaps(w, dumps)
+        test_api(w, fleet.db, bks, dumps)
+        test_links(w, bks)
+        test_usage(fleet)
+        rc, log = fleet.stop_web()
+        check(rc == 0, "netoops web exit status 0 on SIGTERM", str(rc))
+        check("Sanitizer" not in log, "no sanitizer report", log[-2000:])
+        ok = check.failed == 0
+    finally:
+        fleet.close(ok)
+    return check.end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
