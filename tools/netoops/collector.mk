@@ -18,6 +18,8 @@
 
 COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 	      sig/signature.c
+# The encodings every store shares.
+COLL_STORE += store/store_enc.c
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
