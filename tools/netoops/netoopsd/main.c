@@ -48,13 +48,14 @@ static int default_spool(struct config *c)
 }
 
 /*
- * A store that cannot be opened for now (locked, disk full) does not stop
- * netoopsd: dumps wait in the spool and the store thread opens it later.
+ * A store that cannot be opened for now (locked, disk full, database
+ * server down) does not stop netoopsd: dumps wait in the spool and the
+ * store thread opens it later.
  */
 static bool store_open_transient(int err)
 {
 	return err == -EBUSY || err == -ENOSPC || err == -EDQUOT ||
-	       err == -EAGAIN;
+	       err == -EAGAIN || err == -ECONNREFUSED;
 }
 
 int main(int argc, char **argv)

@@ -2,11 +2,11 @@
 /*
  * netoops collector store: where reassembled dumps are kept.
  *
- * A small interface (struct nstore_ops) with one implementation today,
- * SQLite (store_sqlite.c).  A PostgreSQL implementation for fleets that
- * outgrow one machine only has to fill in the same table of operations;
- * nstore_open() picks the implementation from the location string
- * ("sqlite:PATH" or a plain path; "postgresql://..." would be the next one).
+ * A small interface (struct nstore_ops) with two implementations: SQLite
+ * (store_sqlite.c) and PostgreSQL (store_pg.c), for collectors that share
+ * one database.  nstore_open() picks one from the location string:
+ * "sqlite:PATH" or a plain path; "postgresql://...", "postgres://..." (libpq
+ * URIs) or "pg:" and a key=value conninfo.
  *
  * Rules: every function returns 0 or a negative errno and never logs.  One
  * struct nstore is used by one thread at a time (the daemon has a single
@@ -236,12 +236,16 @@ struct nstore {
 };
 
 extern const struct nstore_ops nstore_sqlite_ops;
+extern const struct nstore_ops nstore_pg_ops;
 
 /*
  * nstore_open() errors worth telling apart: -ENOENT (no such file; a reader
  * does not create one), -EBADMSG (not a netoops database: another format,
  * or no dumps table), -EUCLEAN (a store, corrupt), else the system's
  * (-EACCES, -EISDIR...), so that the caller can name the real reason.
+ * PostgreSQL adds -ECONNREFUSED: the server cannot be reached, or the
+ * connection was lost (any call; the next one connects again), and
+ * -EINVAL for a location libpq cannot parse (store_pg.c lists the rest).
  */
 int nstore_open(const char *where, unsigned int flags, struct nstore **ret);
 void nstore_close(struct nstore *st);
@@ -331,6 +335,13 @@ static inline int nstore_count(struct nstore *st, const struct nstore_filter *f,
  * (store_sqlite.c).
  */
 int64_t nstore_file_bytes(const char *path);
+
+/*
+ * A SQLite GLOB pattern as the anchored PostgreSQL regular expression
+ * that matches the same strings; *@ret_never: it matches nothing
+ * (store_pg.c).
+ */
+int nstore_pg_glob(const char *glob, char **ret, bool *ret_never);
 
 /* Record helpers (store.c). */
 void nstore_filter_init(struct nstore_filter *f);

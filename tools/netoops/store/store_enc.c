@@ -12,7 +12,7 @@
 
 #include "store_enc.h"
 
-char *nstore_enc_gaps(const struct nstore_dump *d)
+static char *enc_gaps(const struct nstore_dump *d)
 {
 	size_t cap = d->nr_gaps * 44 + 1, len = 0, i;
 	char *t = malloc(cap);
@@ -46,7 +46,7 @@ int nstore_dec_gaps(struct nstore_dump *d, const char *t)
 	return 0;
 }
 
-char *nstore_enc_user(const struct nstore_dump *d)
+static char *enc_user(const struct nstore_dump *d)
 {
 	json_t *o = json_object();
 	char *t;
@@ -99,23 +99,32 @@ int nstore_dec_user(struct nstore_dump *d, const char *t)
 	return r;
 }
 
-uint8_t *nstore_enc_regs(const struct nstore_dump *d, int *ret_err)
+int nstore_blobs_make(const struct nstore_dump *d, struct nstore_blobs *ret)
 {
 	unsigned int i, j;
-	uint8_t *b;
 
-	*ret_err = 0;
+	memset(ret, 0, sizeof(*ret));
+	ret->gaps = enc_gaps(d);
+	ret->user = enc_user(d);
+	if (!ret->gaps || !ret->user)
+		return -ENOMEM;
 	if (!d->nr_regs)
-		return NULL;
-	b = malloc((size_t)d->nr_regs * 8);
-	if (!b) {
-		*ret_err = -ENOMEM;
-		return NULL;
-	}
+		return 0;
+	ret->regs_len = (size_t)d->nr_regs * 8;
+	ret->regs = malloc(ret->regs_len);
+	if (!ret->regs)
+		return -ENOMEM;
 	for (i = 0; i < d->nr_regs; i++)
 		for (j = 0; j < 8; j++)
-			b[i * 8 + j] = d->regs[i] >> (8 * j);
-	return b;
+			ret->regs[i * 8 + j] = d->regs[i] >> (8 * j);
+	return 0;
+}
+
+void nstore_blobs_free(struct nstore_blobs *b)
+{
+	free(b->gaps);
+	free(b->user);
+	free(b->regs);
 }
 
 int nstore_dec_regs(struct nstore_dump *d, const uint8_t *b, size_t len)

@@ -17,20 +17,26 @@
 #define LOG_ENC_PLAIN	0
 #define LOG_ENC_DEFLATE	1	/* raw deflate, as the sender compressed it */
 
-/* "off+len,off+len...", "" for none; malloc'ed, NULL on ENOMEM. */
-char *nstore_enc_gaps(const struct nstore_dump *d);
+/*
+ * What a put writes besides plain columns: gaps as "off+len,...", "" for
+ * none; user fields as a compact JSON object in arrival order (a value
+ * that is not UTF-8 has '?' for each byte >= 0x80); registers as
+ * d->nr_regs * 8 bytes, little-endian as on the wire, NULL if none.
+ */
+struct nstore_blobs {
+	char *gaps;
+	char *user;
+	uint8_t *regs;
+	size_t regs_len;
+};
+
+/* 0 or -ENOMEM; nstore_blobs_free() either way. */
+int nstore_blobs_make(const struct nstore_dump *d, struct nstore_blobs *ret);
+void nstore_blobs_free(struct nstore_blobs *b);
+
 /* Adds the gaps of @t (NULL or "" for none) to @d. */
 int nstore_dec_gaps(struct nstore_dump *d, const char *t);
-
-/*
- * The user fields as a compact JSON object in arrival order; a value that
- * is not UTF-8 has '?' for each byte >= 0x80.  malloc'ed, NULL on ENOMEM.
- */
-char *nstore_enc_user(const struct nstore_dump *d);
 int nstore_dec_user(struct nstore_dump *d, const char *t);
-
-/* d->nr_regs * 8 bytes, little-endian as on the wire; NULL if none. */
-uint8_t *nstore_enc_regs(const struct nstore_dump *d, int *ret_err);
 /* Sets d->regs from @len bytes (a partial register is dropped). */
 int nstore_dec_regs(struct nstore_dump *d, const uint8_t *b, size_t len);
 

@@ -354,18 +354,14 @@ static int find_id(struct sqlite_store *s, const char *boot, uint64_t dump_id,
 static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 {
 	sqlite3_stmt *st = s->put;
-	char boot[33], *gaps, *user;
-	uint8_t *regs;
+	struct nstore_blobs e;
+	char boot[33];
 	int rc;
 
 	*dup = false;
-	gaps = nstore_enc_gaps(d);
-	user = nstore_enc_user(d);
-	regs = nstore_enc_regs(d, &rc);
-	if (!gaps || !user || rc) {
-		rc = -ENOMEM;
+	rc = nstore_blobs_make(d, &e);
+	if (rc)
 		goto out;
-	}
 	nstore_boot_id_hex(d->boot_id, boot);
 	sqlite3_reset(st);
 	sqlite3_bind_text(st, 1, boot, 32, SQLITE_STATIC);
@@ -394,17 +390,17 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	bind_text(st, 15, d->cpu_desc);
 	sqlite3_bind_int(st, 16, d->regs_arch);
 	sqlite3_bind_int(st, 17, d->regs_context);
-	if (regs)
-		sqlite3_bind_blob(st, 18, regs, d->nr_regs * 8, SQLITE_STATIC);
+	if (e.regs)
+		sqlite3_bind_blob(st, 18, e.regs, e.regs_len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 18);
-	sqlite3_bind_text(st, 19, user, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 19, e.user, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 20, d->complete);
 	sqlite3_bind_int64(st, 21, d->pkt_count);
 	sqlite3_bind_int64(st, 22, d->pkt_received);
 	sqlite3_bind_int64(st, 23, d->compression);
 	sqlite3_bind_int64(st, 24, d->payload_total);
-	sqlite3_bind_text(st, 25, gaps, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 25, e.gaps, -1, SQLITE_STATIC);
 	bind_text(st, 26, d->src);
 	sqlite3_bind_int64(st, 27, d->received_ms);
 	sqlite3_bind_int64(st, 28, d->stored_ms);
@@ -439,9 +435,7 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	if (!rc && *dup)
 		rc = find_id(s, boot, d->dump_id, &d->dup_of);
 out:
-	free(regs);
-	free(gaps);
-	free(user);
+	nstore_blobs_free(&e);
 	return rc;
 }
 
