@@ -104,7 +104,9 @@ as_owner "$BIN/initdb" -D "$NETOOPS_PG_DIR/data" -U netoops -A trust \
 ctl start -o "$(server_opts)"
 as_owner "$BIN/createdb" -h "$NETOOPS_PG_DIR" -U netoops netoops
 
-export NETOOPS_PG="postgresql:///netoops?host=$NETOOPS_PG_DIR&user=netoops"
+# The socket's directory percent-encoded as the host: nothing a shell
+# would expand.
+export NETOOPS_PG="postgresql://netoops@${NETOOPS_PG_DIR//\//%2F}/netoops"
 export NETOOPS_PG_KV="pg:host=$NETOOPS_PG_DIR user=netoops dbname=netoops"
 echo "pg_cluster: PostgreSQL 15 at $NETOOPS_PG"
 "$@"

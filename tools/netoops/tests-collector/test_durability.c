@@ -16,7 +16,13 @@
  *                   the other halves: 30 complete, 0 partial
  *   resume_timeout  a dump stored partial after --timeout-ms is completed
  *                   by the datagrams that come later
+ *   pg_server_down  a PostgreSQL store whose server stops while 20 dumps
+ *                   arrive: all kept, stored when the server is back
+ *   pg_down_at_start  netoopsd starts with the server down, is stopped
+ *                   with 10 dumps spooled; the next start stores them
  *
+ * The pg_ cases run only with $NETOOPS_PG (make collector-pg, in the
+ * cluster of pg_cluster.sh), the others only without it.
  * The tmpfs is mounted in a mount namespace of this test's own (as root,
  * or in a user namespace); without either, those two cases are skipped.
  * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
@@ -295,6 +301,107 @@ static void unlock_db(sqlite3 *db)
 	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* ---- a PostgreSQL server that goes away ------------------------------ */
+
+/* The PostgreSQL store of the pg_ cases ($NETOOPS_PG). */
+static const char *pg;
+
+/* Starts netoopsd on the PostgreSQL store, its spool in r->d.dir. */
+static void start_pg(struct run *r)
+{
+	char spool[128];
+
+	snprintf(spool, sizeof(spool), "%s/spool", r->d.dir);
+	snprintf(r->d.db, sizeof(r->d.db), "%s", pg);
+	start(r, "10000", (const char *const []){ "--spool", spool, NULL });
+}
+
+static void assert_same_log(const struct run *r, const struct dumps *ds,
+			    size_t i)
+{
+	size_t len;
+	char *log = cli_log(r, ds->boot[i], &len);
+
+	assert_int_equal(len, ds->len[i]);
+	assert_memory_equal(log, ds->log[i], len);
+	free(log);
+}
+
+static void test_pg_server_down(void **state)
+{
+	struct dumps *a, *b;
+	struct run r;
+	uint64_t t0;
+	char *log;
+	size_t i;
+
+	(void)state;
+	new_dir(&r);
+	harness_pg_empty(pg);
+	start_pg(&r);
+	a = make_dumps(10, 300, 12000, 0);
+	b = make_dumps(20, 400, 12000, 0);
+	send_all(&r, a);
+	wait_metric(&r, "netoops_dumps_stored_total", 10);
+	harness_pg_ctl("stop");
+	send_all(&r, b);
+	wait_metric(&r, "netoops_store_errors_total", 1);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 30);
+	wait_metric(&r, "netoops_dumps_spooled_total", 20);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_dumps_stored_total", 10);
+	t0 = now_ms();
+	harness_pg_ctl("start");
+	wait_metric(&r, "netoops_dumps_stored_total", 30);
+	print_message("  the 20 spooled dumps stored %llu ms after the server"
+		      " started\n", (unsigned long long)(now_ms() - t0));
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_spool_dumps", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 30);
+	for (i = 0; i < b->n; i += 9)
+		assert_same_log(&r, b, i);
+	log = slurp(r.d.log);
+	for (i = 0; i < b->n; i++)
+		assert_named(&r, log, b->boot[i], "not stored yet");
+	assert_non_null(strstr(log, "Connection refused"));
+	free(log);
+	free_dumps(b);
+	finish(&r, a);
+}
+
+static void test_pg_down_at_start(void **state)
+{
+	struct dumps *ds;
+	struct run r;
+	char *log;
+
+	(void)state;
+	new_dir(&r);
+	harness_pg_empty(pg);
+	harness_pg_ctl("stop");
+	start_pg(&r);
+	ds = make_dumps(10, 500, 12000, 0);
+	send_all(&r, ds);
+	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 10);
+	wait_metric(&r, "netoops_dumps_spooled_total", 10);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_int_equal(stop(&r), 0);		/* nothing lost */
+	log = slurp(r.d.log);
+	assert_non_null(strstr(log, "yet: Connection refused"));
+	assert_non_null(strstr(log, "10 dumps left in"));
+	free(log);
+
+	harness_pg_ctl("start");
+	start_pg(&r);
+	wait_metric(&r, "netoops_dumps_stored_total", 10);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 10);
+	assert_same_log(&r, ds, 3);
+	finish(&r, ds);
 }
 
 /* ---- a store that fails ---------------------------------------------- */
@@ -634,10 +741,17 @@ int main(void)
 		harness_test(test_spool_restart),
 		harness_test(test_disk_full),
 		harness_test(test_refused),
+		harness_test(test_pg_server_down),
+		harness_test(test_pg_down_at_start),
 	};
 
 	if (harness_skip("collector-durability"))
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pg = getenv("NETOOPS_PG");
+	if (pg)
+		cmocka_set_test_filter("test_pg_*");
+	else
+		cmocka_set_skip_filter("test_pg_*");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include <linux/netoops.h>
@@ -47,34 +46,15 @@ struct fx {
 /* The PostgreSQL location of argv[1]; NULL: SQLite. */
 static const char *pg;
 
-/* @sql on a connection of its own to the database of @pg; the first
- * column of its first row as an integer, -1 if none.
- */
 static long long pg_sql(const char *sql)
 {
-	PGconn *c = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
-	ExecStatusType st;
-	long long v = -1;
-	PGresult *r;
-
-	if (PQstatus(c) != CONNECTION_OK)
-		fail_msg("%s: %s", pg, PQerrorMessage(c));
-	r = PQexec(c, sql);
-	st = PQresultStatus(r);
-	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-		fail_msg("%s: %s", sql, PQerrorMessage(c));
-	if (st == PGRES_TUPLES_OK && PQntuples(r) && !PQgetisnull(r, 0, 0))
-		v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	PQfinish(c);
-	return v;
+	return harness_pg_sql(pg, sql);
 }
 
 /* An empty database: what a fresh SQLite file is to SQLite. */
 static void pg_empty(void)
 {
-	pg_sql("SET client_min_messages = warning;"
-	       " DROP TABLE IF EXISTS dumps, netoops_schema_version");
+	harness_pg_empty(pg);
 }
 
 static int setup(void **state)
@@ -1432,16 +1412,6 @@ static void test_pg_concurrent(void **state)
 	}
 }
 
-/* Runs "$NETOOPS_PG_CTL @what" (pg_cluster.sh stop|start). */
-static void pg_ctl(const char *what)
-{
-	const char *ctl = getenv("NETOOPS_PG_CTL");
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "%s %s", ctl, what);
-	assert_int_equal(system(cmd), 0);
-}
-
 /*
  * The server stopped: every call fails with -ECONNREFUSED and a dump put
  * meanwhile is not stored; started again, the same store works on.
@@ -1462,7 +1432,7 @@ static void test_pg_conn_loss(void **state)
 	}
 	assert_int_equal(nstore_put(f->st, &a, 1, NULL), 0);
 	t0 = now_ms();
-	pg_ctl("stop");
+	harness_pg_ctl("stop");
 	print_message("  server stopped in %llu ms\n",
 		      (unsigned long long)(now_ms() - t0));
 	assert_int_equal(nstore_put(f->st, &b, 1, NULL), -ECONNREFUSED);
@@ -1475,7 +1445,7 @@ static void test_pg_conn_loss(void **state)
 	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &st),
 			 -ECONNREFUSED);
 	t0 = now_ms();
-	pg_ctl("start");
+	harness_pg_ctl("start");
 	print_message("  server started in %llu ms\n",
 		      (unsigned long long)(now_ms() - t0));
 	assert_int_equal(nstore_put(f->st, &b, 1, NULL), 0);
