@@ -42,8 +42,8 @@ static int default_spool(struct config *c)
 
 	if (!strncmp(db, "sqlite:", 7))
 		db += 7;
-	if (strstr(db, "://"))
-		return -EINVAL;
+	if (strstr(db, "://") || !strncmp(db, "pg:", 3))
+		return -EINVAL;		/* not a file: no place for it */
 	return asprintf(&c->spool_dir, "%s.spool", db) < 0 ? -ENOMEM : 0;
 }
 
