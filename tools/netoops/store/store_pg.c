@@ -810,12 +810,7 @@ static int pg_get(struct nstore *base, int64_t id, struct nstore_dump **ret)
 	return r;
 }
 
-/*
- * A SQLite GLOB pattern as an anchored PostgreSQL regular expression that
- * matches the same strings: '*', '?', sets "[...]" and "[^...]" with
- * ranges; every other character literal.  *@ret_never: the pattern can
- * match nothing (an unclosed set, a set with only empty ranges).
- */
+/* Bytes of the UTF-8 character at @p (1 for a stray byte). */
 static size_t utf8_len(const unsigned char *p)
 {
 	size_t n = *p < 0x80 ? 1 : *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 :
@@ -828,6 +823,7 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
+/* Its code point, for comparing the ends of a range. */
 static uint32_t utf8_cp(const unsigned char *p, size_t n)
 {
 	uint32_t c = n == 1 ? p[0] : p[0] & (0x7f >> n);
@@ -838,7 +834,7 @@ static uint32_t utf8_cp(const unsigned char *p, size_t n)
 	return c;
 }
 
-/* One literal character of @n bytes at @p. */
+/* One literal character of @n bytes at @p: ASCII punctuation escaped. */
 static size_t re_lit(char *out, const unsigned char *p, size_t n)
 {
 	if (n == 1 && *p < 0x80 && *p > 0x20 && *p != 0x7f &&
@@ -852,6 +848,11 @@ static size_t re_lit(char *out, const unsigned char *p, size_t n)
 	return n;
 }
 
+/*
+ * '*', '?', sets "[...]" and "[^...]" with ranges; every other character
+ * literal.  *@ret_never: an unclosed set, with which SQLite matches
+ * nothing.
+ */
 int nstore_pg_glob(const char *glob, char **ret, bool *ret_never)
 {
 	const unsigned char *p = (const unsigned char *)glob;

@@ -24,9 +24,11 @@ set -euo pipefail
 BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PGUSER_SYS=netoops-pgtest
 WAIT_S=${PG_WAIT_S:-60}		# bound for start and stop
-# fsync off: a test cluster need not survive a host crash.
+# fsync off: a test cluster need not survive a host crash; autovacuum
+# off: table sizes change only when a test changes them.
 server_opts() {
-	echo "-k $NETOOPS_PG_DIR -c listen_addresses='' -c fsync=off"
+	echo "-k $NETOOPS_PG_DIR -c listen_addresses='' -c fsync=off" \
+	     "-c autovacuum=off"
 }
 
 as_owner() {
