@@ -195,14 +195,21 @@ static void quiet(void *arg, const char *msg)
 
 static int pg_connect(struct pg_store *s)
 {
-	/* Later keys win: the location may set its own application_name
-	 * and connect_timeout, not the encoding the code relies on.
+	/*
+	 * Later keys win: the location may set its own application_name,
+	 * timeouts and keepalives, not the encoding the code relies on.
+	 * Over TCP, a server that vanished without closing the connection
+	 * fails a call within about a minute rather than never.
 	 */
 	static const char *const keys[] = {
-		"application_name", "connect_timeout", "dbname",
-		"client_encoding", NULL
+		"application_name", "connect_timeout", "keepalives_idle",
+		"keepalives_interval", "keepalives_count", "tcp_user_timeout",
+		"dbname", "client_encoding", NULL
 	};
-	const char *vals[] = { "netoops", "10", s->conninfo, "UTF8", NULL };
+	const char *vals[] = {
+		"netoops", "10", "30", "10", "3", "60000", s->conninfo, "UTF8",
+		NULL
+	};
 	PGresult *res;
 	int r;
 

@@ -12,8 +12,8 @@
  * (pg.mk runs it in a cluster of pg_cluster.sh) the tests of both against
  * PostgreSQL, then its own: schema migration, open errors, what is kept
  * byte for byte, globs matching as SQLite's GLOB, count, prune by size,
- * concurrent writers, the server stopped and started
- * ($NETOOPS_PG_CTL stop|start).
+ * concurrent writers, a put retried after a deadlock, the server stopped
+ * and started ($NETOOPS_PG_CTL stop|start).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include <linux/netoops.h>
@@ -1460,6 +1461,69 @@ static void test_pg_conn_loss(void **state)
 	nstore_dump_free(b);
 }
 
+/*
+ * A deadlock: another session holds the row of a dump, our put (in a
+ * child) waits for it holding the writers' advisory lock, then the other
+ * session asks for that lock.  The put, which waited first, is the victim
+ * (deadlock_timeout 5 s for it, an hour for the other): it rolls back, is
+ * tried again and succeeds, and the other session gets its lock.
+ */
+static void test_pg_deadlock_retry(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *a = mk(6, 1, "old", "r", "s", false, 2), *g;
+	uint64_t t0;
+	PGresult *r;
+	PGconn *x;
+	pid_t pid;
+
+	assert_int_equal(nstore_put(f->st, &a, 1, NULL), 0);
+	x = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
+	assert_int_equal(PQstatus(x), CONNECTION_OK);
+	PQclear(PQexec(x, "SET deadlock_timeout = '1h'"));
+	PQclear(PQexec(x, "SET application_name = 'other'"));
+	r = PQexec(x, "BEGIN; SELECT 1 FROM dumps WHERE dump_id = 1"
+		   " FOR UPDATE");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	nstore_close(f->st);
+	f->st = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct nstore_dump *b = mk(6, 1, "new", "r", "s", true, 4);
+		struct nstore *st;
+		int e;
+
+		setenv("PGOPTIONS", "-c deadlock_timeout=5s", 1);
+		e = nstore_open(f->path, 0, &st);
+		if (!e)
+			e = nstore_put(st, &b, 1, NULL);
+		_exit(e ? 1 : 0);
+	}
+	t0 = now_ms();
+	while (harness_pg_sql(pg, "SELECT count(*) FROM pg_stat_activity"
+			      " WHERE application_name = 'netoops' AND"
+			      " wait_event_type = 'Lock'") < 1) {
+		if (now_ms() - t0 > 60000)
+			fail_msg("the put does not wait for the row");
+		nap();
+	}
+	r = PQexec(x, "SELECT pg_advisory_xact_lock(7954883460546474754)");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	PQclear(PQexec(x, "COMMIT"));
+	PQfinish(x);
+	assert_int_equal(child_status(pid), 0);
+	print_message("  deadlock: the put retried, stored %llu ms after it"
+		      " began to wait\n", (unsigned long long)(now_ms() - t0));
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+	assert_int_equal(nstore_get(f->st, a->id, &g), 0);
+	assert_string_equal(g->hostname, "new");
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+}
+
 #define BOTH	0
 #define SQLITE	1
 #define PG	2
@@ -1493,6 +1557,7 @@ int main(int argc, char **argv)
 		T(test_pg_count, PG),
 		T(test_pg_prune_size, PG),
 		T(test_pg_concurrent, PG),
+		T(test_pg_deadlock_retry, PG),
 		T(test_pg_conn_loss, PG),
 	};
 	struct CMUnitTest run[sizeof(all) / sizeof(all[0])];
