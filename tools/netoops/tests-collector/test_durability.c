@@ -192,17 +192,25 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* The log names the dump of @boot (with dump_id 1) on a line with @what. */
-static void assert_named(const struct run *r, const char *log,
-			 const uint8_t boot[16], const char *what)
+/* How the log names the dump of @boot (with dump_id 1). */
+static void log_name(const uint8_t boot[16], char needle[80])
 {
-	char hex[33], needle[80];
-	const char *p, *line;
+	char hex[33];
 	int i;
 
 	for (i = 0; i < 16; i++)
 		sprintf(hex + 2 * i, "%02x", boot[i]);
-	snprintf(needle, sizeof(needle), "boot_id %s dump_id 1", hex);
+	snprintf(needle, 80, "boot_id %s dump_id 1", hex);
+}
+
+/* The log names the dump of @boot (with dump_id 1) on a line with @what. */
+static void assert_named(const struct run *r, const char *log,
+			 const uint8_t boot[16], const char *what)
+{
+	const char *p, *line;
+	char needle[80];
+
+	log_name(boot, needle);
 	for (p = log; (p = strstr(p, needle)); p++) {
 		for (line = p; line > log && line[-1] != '\n'; line--)
 			;
@@ -264,6 +272,50 @@ static void free_dumps(struct dumps *ds)
 		free(ds->log[i]);
 	}
 	free(ds);
+}
+
+/*
+ * Until the log of the last start names every dump of @ds as not stored
+ * yet and says why (@err), at most DEADLINE_MS: it names them at the
+ * store's next failed try.
+ */
+static void wait_named(const struct run *r, const struct dumps *ds,
+		       const char *err)
+{
+	uint64_t t0 = now_ms();
+	char *log, needle[80];
+	size_t i;
+
+	for (;; nap()) {
+		log = slurp(r->d.log);
+		for (i = 0; i < ds->n; i++) {
+			log_name(ds->boot[i], needle);
+			if (!strstr(log, needle))
+				break;
+		}
+		if (i == ds->n && strstr(log, err))
+			break;
+		free(log);
+		if (now_ms() - t0 > DEADLINE_MS)
+			fail_msg("%s does not name every dump, or not \"%s\"",
+				 r->d.log, err);
+	}
+	for (i = 0; i < ds->n; i++)
+		assert_named(r, log, ds->boot[i], "not stored yet");
+	free(log);
+}
+
+/*
+ * @spooled dumps went through the spool (every dump does), @waiting of
+ * them are still there, @stored were stored; none lost.
+ */
+static void assert_spooled(const struct run *r, double spooled,
+			   double waiting, double stored)
+{
+	wait_metric(r, "netoops_dumps_spooled_total", spooled);
+	assert_metric(r, "netoops_spool_dumps", waiting);
+	assert_metric(r, "netoops_dumps_lost_total", 0);
+	assert_metric(r, "netoops_dumps_stored_total", stored);
 }
 
 static void send_all(const struct run *r, const struct dumps *ds)
@@ -348,10 +400,8 @@ static void test_pg_server_down(void **state)
 	harness_pg_ctl("stop");
 	send_all(&r, b);
 	wait_metric(&r, "netoops_store_errors_total", 1);
-	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 30);
-	wait_metric(&r, "netoops_dumps_spooled_total", 20);
-	assert_metric(&r, "netoops_dumps_lost_total", 0);
-	assert_metric(&r, "netoops_dumps_stored_total", 10);
+	assert_spooled(&r, 30, 20, 10);
+	wait_named(&r, b, "Connection refused");
 	t0 = now_ms();
 	harness_pg_ctl("start");
 	wait_metric(&r, "netoops_dumps_stored_total", 30);
@@ -364,9 +414,7 @@ static void test_pg_server_down(void **state)
 	for (i = 0; i < b->n; i += 9)
 		assert_same_log(&r, b, i);
 	log = slurp(r.d.log);
-	for (i = 0; i < b->n; i++)
-		assert_named(&r, log, b->boot[i], "not stored yet");
-	assert_non_null(strstr(log, "Connection refused"));
+	assert_non_null(strstr(log, "writing again after"));
 	free(log);
 	free_dumps(b);
 	finish(&r, a);
@@ -385,9 +433,7 @@ static void test_pg_down_at_start(void **state)
 	start_pg(&r);
 	ds = make_dumps(10, 500, 12000, 0);
 	send_all(&r, ds);
-	wait_metric(&r, "netoops_dumps_total{state=\"complete\"}", 10);
-	wait_metric(&r, "netoops_dumps_spooled_total", 10);
-	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_spooled(&r, 10, 10, 0);
 	assert_int_equal(stop(&r), 0);		/* nothing lost */
 	log = slurp(r.d.log);
 	assert_non_null(strstr(log, "yet: Connection refused"));
@@ -414,7 +460,6 @@ static void test_store_locked(void **state)
 	uint64_t t0, left;
 	sqlite3 *db;
 	char *log;
-	size_t i;
 
 	(void)state;
 	new_dir(&r);
@@ -423,13 +468,12 @@ static void test_store_locked(void **state)
 	db = lock_db(&r);
 	t0 = now_ms();
 	send_all(&r, ds);
-	/* the store refused at least once (after its 5 s busy timeout)... */
+	/* the store refused (after its 5 s busy timeout), the dumps are in
+	 * the spool, flushed
+	 */
 	wait_metric(&r, "netoops_store_errors_total", 1);
-	assert_metric(&r, "netoops_dumps_lost_total", 0);
-	assert_metric(&r, "netoops_dumps_stored_total", 0);
-	/* ...the dumps are in the spool, flushed */
-	wait_metric(&r, "netoops_dumps_spooled_total", 20);
-	assert_metric(&r, "netoops_spool_dumps", 20);
+	assert_spooled(&r, 20, 20, 0);
+	wait_named(&r, ds, "Device or resource busy");
 	left = now_ms() - t0 < LOCK_MS ? LOCK_MS - (now_ms() - t0) : 0;
 	rest.tv_sec = left / 1000;
 	rest.tv_nsec = left % 1000 * 1000000;
@@ -447,11 +491,7 @@ static void test_store_locked(void **state)
 	assert_int_equal(stop(&r), 0);
 	assert_int_equal(cli_count(&r, "--complete"), 20);
 	assert_int_equal(cli_count(&r, ""), 20);
-	/* every dump the store could not take is named */
 	log = slurp(r.d.log);
-	for (i = 0; i < ds->n; i++)
-		assert_named(&r, log, ds->boot[i], "not stored yet");
-	assert_non_null(strstr(log, "Device or resource busy"));
 	assert_non_null(strstr(log, "writing again after"));
 	free(log);
 	finish(&r, ds);
