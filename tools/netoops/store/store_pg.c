@@ -7,7 +7,7 @@
  * "pg:" followed by a key=value conninfo.  Table dumps, one row per
  * (boot_id, dump_id); netoops_schema_version holds the versions applied.
  *
- * Writers (any number of netoopsd, `netoops import`, prune) serialise
+ * Writers (any number of netoopsd, `netoops import-log`, prune) serialise
  * their transactions on one transaction-level advisory lock (PUT_LOCK):
  * ids come from an identity column inside that lock, so they commit in
  * increasing order and `netoops watch` (after_id) never misses a row.
@@ -24,7 +24,9 @@
  *
  * Text columns take UTF-8 only: bytes of metadata that are not UTF-8
  * are stored as '?' (as SQLite's user fields are); the log is bytea,
- * byte for byte.
+ * byte for byte.  NSTORE_SYNC_NORMAL has no effect: the server's
+ * settings decide durability.  list() reads rows one at a time on the
+ * store's connection: its callback must not call the same store.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libpq-fe.h>
 
@@ -44,8 +45,8 @@
 #define PRUNE_CHUNK		256	/* dumps deleted per transaction */
 
 /* pg_advisory_xact_lock() keys: "netoops" and what they guard. */
-#define MIGRATE_LOCK	"7954883460546474753"	/* 0x6e65746f6f707301 */
-#define PUT_LOCK	"7954883460546474754"	/* every write to dumps */
+#define MIGRATE_LOCK	"7954892338779681537"	/* 0x6e65746f6f707301 */
+#define PUT_LOCK	"7954892338779681538"	/* every write to dumps */
 
 struct pg_store {
 	struct nstore base;	/* must be first */

@@ -1509,7 +1509,8 @@ static void test_pg_deadlock_retry(void **state)
 			fail_msg("the put does not wait for the row");
 		nap();
 	}
-	r = PQexec(x, "SELECT pg_advisory_xact_lock(7954883460546474754)");
+	/* PUT_LOCK of store_pg.c */
+	r = PQexec(x, "SELECT pg_advisory_xact_lock(7954892338779681538)");
 	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
 	PQclear(r);
 	PQclear(PQexec(x, "COMMIT"));
