@@ -141,14 +141,17 @@ struct nstore_stats {
 	long hosts;
 	int64_t log_bytes;		/* sum of stored log lengths */
 	int64_t file_bytes;		/* size of the database with its -wal
-					 * and -shm files, -1 if unknown */
+					 * and -shm files (PostgreSQL: of the
+					 * dumps table with its TOAST and
+					 * indexes), -1 if unknown */
 };
 
 /**
  * struct nstore_prune - what nstore_prune() removes, oldest dumps first
  * @before_ms:	dumps received before this unix ms time, 0 = none by age
  * @max_bytes:	then the oldest until the store's files (database, -wal,
- *		-shm) take at most this many bytes, 0 = no limit
+ *		-shm; PostgreSQL: file_bytes of struct nstore_stats) take at
+ *		most this many bytes, 0 = no limit
  */
 struct nstore_prune {
 	int64_t before_ms;
@@ -335,13 +338,6 @@ static inline int nstore_count(struct nstore *st, const struct nstore_filter *f,
  * (store_sqlite.c).
  */
 int64_t nstore_file_bytes(const char *path);
-
-/*
- * A SQLite GLOB pattern as the anchored PostgreSQL regular expression
- * that matches the same strings; *@ret_never: it matches nothing
- * (store_pg.c).
- */
-int nstore_pg_glob(const char *glob, char **ret, bool *ret_never);
 
 /* Record helpers (store.c). */
 void nstore_filter_init(struct nstore_filter *f);

@@ -857,11 +857,12 @@ static size_t re_lit(char *out, const unsigned char *p, size_t n)
 }
 
 /*
- * '*', '?', sets "[...]" and "[^...]" with ranges; every other character
- * literal.  *@ret_never: an unclosed set, with which SQLite matches
- * nothing.
+ * A SQLite GLOB pattern as the anchored regular expression that matches
+ * the same strings: '*', '?', sets "[...]" and "[^...]" with ranges;
+ * every other character literal.  *@ret_never: an unclosed set, with
+ * which SQLite matches nothing.
  */
-int nstore_pg_glob(const char *glob, char **ret, bool *ret_never)
+static int glob_to_re(const char *glob, char **ret, bool *ret_never)
 {
 	const unsigned char *p = (const unsigned char *)glob;
 	uint32_t prior = 0;
@@ -951,7 +952,7 @@ static int glob_cond(struct where *w, size_t *len, const char *col,
 	bool never;
 	int r;
 
-	r = nstore_pg_glob(glob, &w->re[i], &never);
+	r = glob_to_re(glob, &w->re[i], &never);
 	if (r)
 		return r;
 	if (never) {
