@@ -274,6 +274,17 @@ static void free_dumps(struct dumps *ds)
 	free(ds);
 }
 
+/* The log of the last start has @text. */
+static void assert_logged(const struct run *r, const char *text)
+{
+	char *log = slurp(r->d.log);
+	bool has = strstr(log, text);
+
+	free(log);
+	if (!has)
+		fail_msg("%s does not say \"%s\"", r->d.log, text);
+}
+
 /*
  * Until the log of the last start names every dump of @ds as not stored
  * yet and says why (@err), at most DEADLINE_MS: it names them at the
@@ -386,7 +397,6 @@ static void test_pg_server_down(void **state)
 	struct dumps *a, *b;
 	struct run r;
 	uint64_t t0;
-	char *log;
 	size_t i;
 
 	(void)state;
@@ -413,9 +423,7 @@ static void test_pg_server_down(void **state)
 	assert_int_equal(cli_count(&r, "--complete"), 30);
 	for (i = 0; i < b->n; i += 9)
 		assert_same_log(&r, b, i);
-	log = slurp(r.d.log);
-	assert_non_null(strstr(log, "writing again after"));
-	free(log);
+	assert_logged(&r, "writing again after");
 	free_dumps(b);
 	finish(&r, a);
 }
@@ -424,7 +432,6 @@ static void test_pg_down_at_start(void **state)
 {
 	struct dumps *ds;
 	struct run r;
-	char *log;
 
 	(void)state;
 	new_dir(&r);
@@ -435,10 +442,8 @@ static void test_pg_down_at_start(void **state)
 	send_all(&r, ds);
 	assert_spooled(&r, 10, 10, 0);
 	assert_int_equal(stop(&r), 0);		/* nothing lost */
-	log = slurp(r.d.log);
-	assert_non_null(strstr(log, "yet: Connection refused"));
-	assert_non_null(strstr(log, "10 dumps left in"));
-	free(log);
+	assert_logged(&r, "yet: Connection refused");
+	assert_logged(&r, "10 dumps left in");
 
 	harness_pg_ctl("start");
 	start_pg(&r);
@@ -459,7 +464,6 @@ static void test_store_locked(void **state)
 	struct run r;
 	uint64_t t0, left;
 	sqlite3 *db;
-	char *log;
 
 	(void)state;
 	new_dir(&r);
@@ -491,9 +495,7 @@ static void test_store_locked(void **state)
 	assert_int_equal(stop(&r), 0);
 	assert_int_equal(cli_count(&r, "--complete"), 20);
 	assert_int_equal(cli_count(&r, ""), 20);
-	log = slurp(r.d.log);
-	assert_non_null(strstr(log, "writing again after"));
-	free(log);
+	assert_logged(&r, "writing again after");
 	finish(&r, ds);
 }
 
