@@ -5,14 +5,13 @@
 # tests-collector/pg_cluster.sh (postgresql-15 from scripts/install-deps.sh,
 # a Unix socket in a temporary directory, no TCP, removed at the end).
 #
-# Check collector-pg, under ASan+UBSan, about 25 s: test_store against
+# Check collector-pg, under ASan+UBSan, about 20 s: test_store against
 # PostgreSQL (the tests it runs on SQLite, then migrations, open errors,
 # lossless logs, globs against SQLite's GLOB, count, prune by size,
 # concurrent writers, a deadlock retried, the server stopped and started),
-# then the pg_ cases
-# of test_durability: netoopsd on a PostgreSQL store whose server stops
-# while dumps arrive, or is down when it starts: every dump stored once
-# the server is back.
+# then the pg_ cases of test_durability: netoopsd on a PostgreSQL store
+# whose server stops while dumps arrive, or is down when it starts: every
+# dump stored once the server is back.
 
 PG_CLUSTER := tests-collector/pg_cluster.sh
 
