@@ -38,6 +38,8 @@ const char *nstore_open_strerror(int err)
 		return "database file is corrupt";
 	case -EPROTONOSUPPORT:
 		return "unsupported store location";
+	case -EILSEQ:
+		return "database encoding is neither UTF8 nor SQL_ASCII";
 	default:
 		return strerror(-err);
 	}

@@ -247,7 +247,8 @@ extern const struct nstore_ops nstore_pg_ops;
  * or no dumps table), -EUCLEAN (a store, corrupt), else the system's
  * (-EACCES, -EISDIR...), so that the caller can name the real reason.
  * PostgreSQL adds -ECONNREFUSED: the server cannot be reached, or the
- * connection was lost (any call; the next one connects again), and
+ * connection was lost (any call; the next one connects again), -EILSEQ
+ * for a database in an encoding other than UTF8 or SQL_ASCII, and
  * -EINVAL for a location libpq cannot parse (store_pg.c lists the rest).
  */
 int nstore_open(const char *where, unsigned int flags, struct nstore **ret);

@@ -17,7 +17,8 @@
  * Errors: -ECONNREFUSED when the server cannot be reached or the
  * connection was lost (down, restarting, too many clients): the next call
  * connects again; -ENOENT no such database; -EACCES authentication or
- * privileges; -EBADMSG not a netoops database; -EINVAL a malformed
+ * privileges; -EBADMSG not a netoops database; -EILSEQ a database
+ * neither in UTF8 nor in SQL_ASCII (open); -EINVAL a malformed
  * location or a value the server refuses; -EBUSY a lock timeout, or
  * serialization failures and deadlocks that PG_TRIES attempts did not get
  * past; -ENOSPC disk full; else -EIO.
@@ -474,6 +475,24 @@ static void pg_close(struct nstore *base)
 	free(s);
 }
 
+/*
+ * Text goes in as UTF-8: a database in another encoding would refuse
+ * some of it (or store it converted), SQL_ASCII keeps the bytes.
+ */
+static int check_encoding(struct pg_store *s)
+{
+	PGresult *res = PQexec(s->conn, "SHOW server_encoding");
+	int r = 0;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		r = res_err(s, res);
+	else if (strcmp(PQgetvalue(res, 0, 0), "UTF8") &&
+		 strcmp(PQgetvalue(res, 0, 0), "SQL_ASCII"))
+		r = -EILSEQ;
+	PQclear(res);
+	return r;
+}
+
 static int pg_open(const char *where, unsigned int flags, struct nstore **ret)
 {
 	struct pg_store *s;
@@ -496,6 +515,8 @@ static int pg_open(const char *where, unsigned int flags, struct nstore **ret)
 	r = s->conninfo ? build_sql(s) : -ENOMEM;
 	if (!r)
 		r = pg_connect(s);
+	if (!r)
+		r = check_encoding(s);
 	if (!r)
 		r = s->rdonly ? check_schema(s) : migrate(s);
 	if (r) {

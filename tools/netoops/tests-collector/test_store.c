@@ -1039,6 +1039,15 @@ static void test_pg_open_errors(void **state)
 		 dir);
 	assert_int_equal(nstore_open(loc, 0, &st), -EACCES);
 	assert_int_equal(nstore_open("pg:host", 0, &st), -EINVAL);
+	/* a database that would not take every UTF-8 text */
+	pg_sql("DROP DATABASE IF EXISTS latin1");
+	pg_sql("CREATE DATABASE latin1 ENCODING 'LATIN1' TEMPLATE template0"
+	       " LC_COLLATE 'C' LC_CTYPE 'C'");
+	snprintf(loc, sizeof(loc), "pg:host=%s user=netoops dbname=latin1",
+		 dir);
+	assert_int_equal(nstore_open(loc, 0, &st), -EILSEQ);
+	assert_string_equal(nstore_open_strerror(-EILSEQ), "database encoding"
+			    " is neither UTF8 nor SQL_ASCII");
 	assert_int_equal(nstore_open("postgresql://h/d?nosuchoption=1", 0,
 				     &st), -EINVAL);
 	nstore_close(f->st);
