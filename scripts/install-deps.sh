@@ -13,6 +13,7 @@ PKGS=(
 	build-essential make gcc clang libclang-rt-14-dev pkg-config git
 	libcmocka-dev libsqlite3-dev sqlite3 zlib1g-dev libmicrohttpd-dev
 	libjansson-dev libpcap-dev libpq-dev
+	postgresql-15
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
 	bc flex bison libelf-dev libssl-dev dwarves python3
 	sparse

@@ -18,6 +18,9 @@
 
 COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 	      sig/signature.c
+# The encodings every store shares, and PostgreSQL (pg.mk: its tests).
+COLL_STORE += store/store_enc.c store/store_pg.c
+CPPFLAGS += $(shell pkg-config --cflags libpq)
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.
 COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
@@ -26,6 +29,7 @@ COLL_D := netoopsd-obj/config.c netoopsd-obj/sockets.c netoopsd-obj/worker.c \
 COLL_CLI := cli/netoops.c cli/cmd_query.c cli/cmd_decode.c cli/output.c \
 	    cli/cmd_maint.c
 COLL_LIBS := -lsqlite3 -ljansson -lz -lcrypto -lisal -lpthread
+COLL_LIBS += -lpq
 COLL_D_LIBS := -lmicrohttpd
 COLL_CLI_LIBS := -lpcap
 

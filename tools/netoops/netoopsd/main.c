@@ -42,19 +42,20 @@ static int default_spool(struct config *c)
 
 	if (!strncmp(db, "sqlite:", 7))
 		db += 7;
-	if (strstr(db, "://"))
-		return -EINVAL;
+	if (strstr(db, "://") || !strncmp(db, "pg:", 3))
+		return -EINVAL;		/* not a file: no place for it */
 	return asprintf(&c->spool_dir, "%s.spool", db) < 0 ? -ENOMEM : 0;
 }
 
 /*
- * A store that cannot be opened for now (locked, disk full) does not stop
- * netoopsd: dumps wait in the spool and the store thread opens it later.
+ * A store that cannot be opened for now (locked, disk full, database
+ * server down) does not stop netoopsd: dumps wait in the spool and the
+ * store thread opens it later.
  */
 static bool store_open_transient(int err)
 {
 	return err == -EBUSY || err == -ENOSPC || err == -EDQUOT ||
-	       err == -EAGAIN;
+	       err == -EAGAIN || err == -ECONNREFUSED;
 }
 
 int main(int argc, char **argv)

@@ -19,8 +19,13 @@ int nstore_open(const char *where, unsigned int flags, struct nstore **ret)
 		return -EINVAL;
 	if (!strncmp(where, "sqlite:", 7))
 		return nstore_sqlite_ops.open(where + 7, flags, ret);
+	if (!strncmp(where, "postgresql://", 13) ||
+	    !strncmp(where, "postgres://", 11))
+		return nstore_pg_ops.open(where, flags, ret);
+	if (!strncmp(where, "pg:", 3))
+		return nstore_pg_ops.open(where + 3, flags, ret);
 	if (strstr(where, "://"))
-		return -EPROTONOSUPPORT;	/* e.g. postgresql:// (not yet) */
+		return -EPROTONOSUPPORT;	/* e.g. mysql:// */
 	return nstore_sqlite_ops.open(where, flags, ret);
 }
 
@@ -33,6 +38,8 @@ const char *nstore_open_strerror(int err)
 		return "database file is corrupt";
 	case -EPROTONOSUPPORT:
 		return "unsupported store location";
+	case -EILSEQ:
+		return "database encoding is neither UTF8 nor SQL_ASCII";
 	default:
 		return strerror(-err);
 	}

@@ -2,11 +2,11 @@
 /*
  * netoops collector store: where reassembled dumps are kept.
  *
- * A small interface (struct nstore_ops) with one implementation today,
- * SQLite (store_sqlite.c).  A PostgreSQL implementation for fleets that
- * outgrow one machine only has to fill in the same table of operations;
- * nstore_open() picks the implementation from the location string
- * ("sqlite:PATH" or a plain path; "postgresql://..." would be the next one).
+ * A small interface (struct nstore_ops) with two implementations: SQLite
+ * (store_sqlite.c) and PostgreSQL (store_pg.c), for collectors that share
+ * one database.  nstore_open() picks one from the location string:
+ * "sqlite:PATH" or a plain path; "postgresql://...", "postgres://..." (libpq
+ * URIs) or "pg:" and a key=value conninfo.
  *
  * Rules: every function returns 0 or a negative errno and never logs.  One
  * struct nstore is used by one thread at a time (the daemon has a single
@@ -141,14 +141,17 @@ struct nstore_stats {
 	long hosts;
 	int64_t log_bytes;		/* sum of stored log lengths */
 	int64_t file_bytes;		/* size of the database with its -wal
-					 * and -shm files, -1 if unknown */
+					 * and -shm files (PostgreSQL: of the
+					 * dumps table with its TOAST and
+					 * indexes), -1 if unknown */
 };
 
 /**
  * struct nstore_prune - what nstore_prune() removes, oldest dumps first
  * @before_ms:	dumps received before this unix ms time, 0 = none by age
  * @max_bytes:	then the oldest until the store's files (database, -wal,
- *		-shm) take at most this many bytes, 0 = no limit
+ *		-shm; PostgreSQL: file_bytes of struct nstore_stats) take at
+ *		most this many bytes, 0 = no limit
  */
 struct nstore_prune {
 	int64_t before_ms;
@@ -236,12 +239,17 @@ struct nstore {
 };
 
 extern const struct nstore_ops nstore_sqlite_ops;
+extern const struct nstore_ops nstore_pg_ops;
 
 /*
  * nstore_open() errors worth telling apart: -ENOENT (no such file; a reader
  * does not create one), -EBADMSG (not a netoops database: another format,
  * or no dumps table), -EUCLEAN (a store, corrupt), else the system's
  * (-EACCES, -EISDIR...), so that the caller can name the real reason.
+ * PostgreSQL adds -ECONNREFUSED: the server cannot be reached, or the
+ * connection was lost (any call; the next one connects again), -EILSEQ
+ * for a database in an encoding other than UTF8 or SQL_ASCII, and
+ * -EINVAL for a location libpq cannot parse (store_pg.c lists the rest).
  */
 int nstore_open(const char *where, unsigned int flags, struct nstore **ret);
 void nstore_close(struct nstore *st);

@@ -37,11 +37,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
-#include <zlib.h>
 
 #include "store.h"
+#include "store_enc.h"
 
 #define SCHEMA_VERSION 3
 #define STR(x)		#x
@@ -94,10 +93,6 @@ static const char *const migrations[SCHEMA_VERSION - 1] = {
 	"DROP INDEX IF EXISTS dumps_sig; DROP INDEX IF EXISTS dumps_host;"
 	INDEXES_V3,
 };
-
-/* How the log column is kept. */
-#define LOG_ENC_PLAIN	0
-#define LOG_ENC_DEFLATE	1	/* raw deflate, as the sender compressed it */
 
 /* Columns 0..33 of every query; then the auth column (34), log (35). */
 #define COLS \
@@ -344,93 +339,6 @@ fail:
 	return rc;
 }
 
-static char *gaps_to_text(const struct nstore_dump *d)
-{
-	size_t cap = d->nr_gaps * 44 + 1, len = 0, i;
-	char *t = malloc(cap);
-
-	if (!t)
-		return NULL;
-	t[0] = 0;
-	for (i = 0; i < d->nr_gaps; i++)
-		len += snprintf(t + len, cap - len, "%s%llu+%llu",
-				i ? "," : "",
-				(unsigned long long)d->gaps[i].off,
-				(unsigned long long)d->gaps[i].len);
-	return t;
-}
-
-static int gaps_from_text(struct nstore_dump *d, const char *t)
-{
-	unsigned long long off, len;
-	int n, r;
-
-	while (t && *t) {
-		if (sscanf(t, "%llu+%llu%n", &off, &len, &n) != 2)
-			return -EBADMSG;
-		r = nstore_dump_add_gap(d, off, len);
-		if (r < 0)
-			return r;
-		t += n;
-		if (*t == ',')
-			t++;
-	}
-	return 0;
-}
-
-static char *user_to_json(const struct nstore_dump *d)
-{
-	json_t *o = json_object();
-	char *t;
-	size_t i;
-
-	if (!o)
-		return NULL;
-	for (i = 0; i < d->nr_user; i++) {
-		json_t *v = json_string(d->user[i].value);
-
-		if (!v) {	/* not UTF-8: keep it, with '?' for the rest */
-			char *c = strdup(d->user[i].value), *p;
-
-			for (p = c; p && *p; p++)
-				if ((unsigned char)*p >= 0x80)
-					*p = '?';
-			v = c ? json_string(c) : NULL;
-			free(c);
-		}
-		if (v)
-			json_object_set_new(o, d->user[i].key, v);
-	}
-	t = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return t;
-}
-
-static int user_from_json(struct nstore_dump *d, const char *t)
-{
-	const char *k;
-	json_t *o, *v;
-	int r = 0;
-
-	if (!t || !*t)
-		return 0;
-	o = json_loads(t, 0, NULL);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return -EBADMSG;
-	}
-	json_object_foreach(o, k, v) {
-		const char *s = json_string_value(v);
-
-		r = nstore_dump_add_user(d, k, strlen(k), s ? s : "",
-					 s ? strlen(s) : 0);
-		if (r < 0)
-			break;
-	}
-	json_decref(o);
-	return r;
-}
-
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
@@ -463,24 +371,14 @@ static int find_id(struct sqlite_store *s, const char *boot, uint64_t dump_id,
 static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 {
 	sqlite3_stmt *st = s->put;
-	char boot[33], *gaps, *user;
-	uint8_t *regs = NULL;
-	unsigned int i, j;
+	struct nstore_blobs e;
+	char boot[33];
 	int rc;
 
-	gaps = gaps_to_text(d);
-	user = user_to_json(d);
-	if (d->nr_regs) {
-		regs = malloc((size_t)d->nr_regs * 8);
-		if (regs)	/* little-endian on disk, as on the wire */
-			for (i = 0; i < d->nr_regs; i++)
-				for (j = 0; j < 8; j++)
-					regs[i * 8 + j] = d->regs[i] >> (8 * j);
-	}
-	if (!gaps || !user || (d->nr_regs && !regs)) {
-		rc = -ENOMEM;
+	*dup = false;
+	rc = nstore_blobs_make(d, &e);
+	if (rc)
 		goto out;
-	}
 	nstore_boot_id_hex(d->boot_id, boot);
 	sqlite3_reset(st);
 	sqlite3_bind_text(st, 1, boot, 32, SQLITE_STATIC);
@@ -509,17 +407,17 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	bind_text(st, 15, d->cpu_desc);
 	sqlite3_bind_int(st, 16, d->regs_arch);
 	sqlite3_bind_int(st, 17, d->regs_context);
-	if (regs)
-		sqlite3_bind_blob(st, 18, regs, d->nr_regs * 8, SQLITE_STATIC);
+	if (e.regs)
+		sqlite3_bind_blob(st, 18, e.regs, e.regs_len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 18);
-	sqlite3_bind_text(st, 19, user, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 19, e.user, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 20, d->complete);
 	sqlite3_bind_int64(st, 21, d->pkt_count);
 	sqlite3_bind_int64(st, 22, d->pkt_received);
 	sqlite3_bind_int64(st, 23, d->compression);
 	sqlite3_bind_int64(st, 24, d->payload_total);
-	sqlite3_bind_text(st, 25, gaps, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 25, e.gaps, -1, SQLITE_STATIC);
 	bind_text(st, 26, d->src);
 	sqlite3_bind_int64(st, 27, d->received_ms);
 	sqlite3_bind_int64(st, 28, d->stored_ms);
@@ -554,9 +452,7 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 	if (!rc && *dup)
 		rc = find_id(s, boot, d->dump_id, &d->dup_of);
 out:
-	free(regs);
-	free(gaps);
-	free(user);
+	nstore_blobs_free(&e);
 	return rc;
 }
 
@@ -596,37 +492,13 @@ static char *col_strdup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
-static int inflate_log(struct nstore_dump *d, const void *in, size_t len)
-{
-	z_stream z;
-	int r;
-
-	d->log = malloc(d->log_len + 1);
-	if (!d->log)
-		return -ENOMEM;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -15) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (Bytef *)in;
-	z.avail_in = len;
-	z.next_out = (Bytef *)d->log;
-	z.avail_out = d->log_len;
-	r = inflate(&z, Z_FINISH);
-	inflateEnd(&z);
-	if (r != Z_STREAM_END || z.avail_out)
-		return -EBADMSG;
-	d->log[d->log_len] = 0;
-	return 0;
-}
-
 /*
  * Fills @d from a row selected with COLS, the auth column (34) and, if
  * @log, the log (35).
  */
 static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 {
-	const unsigned char *regs;
-	int r, i, j, n;
+	int r;
 
 	d->id = sqlite3_column_int64(st, 0);
 	if (nstore_boot_id_parse((const char *)sqlite3_column_text(st, 1),
@@ -650,18 +522,11 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->cpu_desc = col_strdup(st, 15);
 	d->regs_arch = sqlite3_column_int(st, 16);
 	d->regs_context = sqlite3_column_int(st, 17);
-	regs = sqlite3_column_blob(st, 18);
-	n = sqlite3_column_bytes(st, 18) / 8;
-	if (regs && n > 0) {
-		d->regs = calloc(n, sizeof(uint64_t));
-		if (!d->regs)
-			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			for (j = 0; j < 8; j++)
-				d->regs[i] |= (uint64_t)regs[i * 8 + j] << (8 * j);
-		d->nr_regs = n;
-	}
-	r = user_from_json(d, (const char *)sqlite3_column_text(st, 19));
+	r = nstore_dec_regs(d, sqlite3_column_blob(st, 18),
+			    sqlite3_column_bytes(st, 18));
+	if (r < 0)
+		return r;
+	r = nstore_dec_user(d, (const char *)sqlite3_column_text(st, 19));
 	if (r < 0)
 		return r;
 	d->complete = sqlite3_column_int(st, 20);
@@ -669,7 +534,7 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->pkt_received = sqlite3_column_int64(st, 22);
 	d->compression = sqlite3_column_int64(st, 23);
 	d->payload_total = sqlite3_column_int64(st, 24);
-	r = gaps_from_text(d, (const char *)sqlite3_column_text(st, 25));
+	r = nstore_dec_gaps(d, (const char *)sqlite3_column_text(st, 25));
 	if (r < 0)
 		return r;
 	d->src = col_strdup(st, 26);
@@ -681,20 +546,10 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->log_len = sqlite3_column_int64(st, 32);
 	d->authenticated = sqlite3_column_type(st, 34) != SQLITE_NULL;
 	d->auth_key_id = (uint32_t)sqlite3_column_int64(st, 34);
-	if (log) {
-		const void *b = sqlite3_column_blob(st, 35);
-		size_t len = sqlite3_column_bytes(st, 35);
-
-		if (sqlite3_column_int(st, 33) == LOG_ENC_DEFLATE)
-			return inflate_log(d, b, len);
-		d->log = malloc(len + 1);
-		if (!d->log)
-			return -ENOMEM;
-		if (len)
-			memcpy(d->log, b, len);
-		d->log[len] = 0;
-		d->log_len = len;
-	}
+	if (log)
+		return nstore_dec_log(d, sqlite3_column_int(st, 33),
+				      sqlite3_column_blob(st, 35),
+				      sqlite3_column_bytes(st, 35));
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libpq-fe.h>
 
 #include "harness.h"
 
@@ -311,4 +312,40 @@ int64_t harness_disk_bytes(const char *db)
 			n += sb.st_size;
 	}
 	return n;
+}
+
+long long harness_pg_sql(const char *loc, const char *sql)
+{
+	PGconn *c = PQconnectdb(strncmp(loc, "pg:", 3) ? loc : loc + 3);
+	ExecStatusType st;
+	long long v = -1;
+	PGresult *r;
+
+	if (PQstatus(c) != CONNECTION_OK)
+		fail_msg("%s: %s", loc, PQerrorMessage(c));
+	r = PQexec(c, sql);
+	st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		fail_msg("%s: %s", sql, PQerrorMessage(c));
+	if (st == PGRES_TUPLES_OK && PQntuples(r) && !PQgetisnull(r, 0, 0))
+		v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	PQfinish(c);
+	return v;
+}
+
+void harness_pg_empty(const char *loc)
+{
+	harness_pg_sql(loc, "SET client_min_messages = warning;"
+		       " DROP TABLE IF EXISTS dumps, netoops_schema_version");
+}
+
+void harness_pg_ctl(const char *what)
+{
+	const char *ctl = getenv("NETOOPS_PG_CTL");
+	char cmd[512];
+
+	assert_non_null(ctl);
+	snprintf(cmd, sizeof(cmd), "%s %s", ctl, what);
+	assert_int_equal(system(cmd), 0);
 }

@@ -110,4 +110,15 @@ json_t *harness_find_dump(json_t *list, const uint8_t boot[16]);
  */
 int64_t harness_disk_bytes(const char *db);
 
+/*
+ * The PostgreSQL cluster of pg_cluster.sh: @sql on a connection of its own
+ * to @loc (a store location); the first column of its first row as an
+ * integer, -1 if none.
+ */
+long long harness_pg_sql(const char *loc, const char *sql);
+/* Drops the store's tables: an empty database. */
+void harness_pg_empty(const char *loc);
+/* "$NETOOPS_PG_CTL @what": stops or starts the server, waiting for it. */
+void harness_pg_ctl(const char *what);
+
 #endif

@@ -16,7 +16,13 @@
  *                   the other halves: 30 complete, 0 partial
  *   resume_timeout  a dump stored partial after --timeout-ms is completed
  *                   by the datagrams that come later
+ *   pg_server_down  a PostgreSQL store whose server stops while 20 dumps
+ *                   arrive: all kept, stored when the server is back
+ *   pg_down_at_start  netoopsd starts with the server down, is stopped
+ *                   with 10 dumps spooled; the next start stores them
  *
+ * The pg_ cases run only with $NETOOPS_PG (make collector-pg, in the
+ * cluster of pg_cluster.sh), the others only without it.
  * The tmpfs is mounted in a mount namespace of this test's own (as root,
  * or in a user namespace); without either, those two cases are skipped.
  * Environment: NETOOPSD and NETOOPS_CLI name the programs under test.
@@ -186,17 +192,25 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* The log names the dump of @boot (with dump_id 1) on a line with @what. */
-static void assert_named(const struct run *r, const char *log,
-			 const uint8_t boot[16], const char *what)
+/* How the log names the dump of @boot (with dump_id 1). */
+static void log_name(const uint8_t boot[16], char needle[80])
 {
-	char hex[33], needle[80];
-	const char *p, *line;
+	char hex[33];
 	int i;
 
 	for (i = 0; i < 16; i++)
 		sprintf(hex + 2 * i, "%02x", boot[i]);
-	snprintf(needle, sizeof(needle), "boot_id %s dump_id 1", hex);
+	snprintf(needle, 80, "boot_id %s dump_id 1", hex);
+}
+
+/* The log names the dump of @boot (with dump_id 1) on a line with @what. */
+static void assert_named(const struct run *r, const char *log,
+			 const uint8_t boot[16], const char *what)
+{
+	const char *p, *line;
+	char needle[80];
+
+	log_name(boot, needle);
 	for (p = log; (p = strstr(p, needle)); p++) {
 		for (line = p; line > log && line[-1] != '\n'; line--)
 			;
@@ -260,6 +274,61 @@ static void free_dumps(struct dumps *ds)
 	free(ds);
 }
 
+/* The log of the last start has @text. */
+static void assert_logged(const struct run *r, const char *text)
+{
+	char *log = slurp(r->d.log);
+	bool has = strstr(log, text);
+
+	free(log);
+	if (!has)
+		fail_msg("%s does not say \"%s\"", r->d.log, text);
+}
+
+/*
+ * Until the log of the last start names every dump of @ds as not stored
+ * yet and says why (@err), at most DEADLINE_MS: it names them at the
+ * store's next failed try.
+ */
+static void wait_named(const struct run *r, const struct dumps *ds,
+		       const char *err)
+{
+	uint64_t t0 = now_ms();
+	char *log, needle[80];
+	size_t i;
+
+	for (;; nap()) {
+		log = slurp(r->d.log);
+		for (i = 0; i < ds->n; i++) {
+			log_name(ds->boot[i], needle);
+			if (!strstr(log, needle))
+				break;
+		}
+		if (i == ds->n && strstr(log, err))
+			break;
+		free(log);
+		if (now_ms() - t0 > DEADLINE_MS)
+			fail_msg("%s does not name every dump, or not \"%s\"",
+				 r->d.log, err);
+	}
+	for (i = 0; i < ds->n; i++)
+		assert_named(r, log, ds->boot[i], "not stored yet");
+	free(log);
+}
+
+/*
+ * @spooled dumps went through the spool (every dump does), @waiting of
+ * them are still there, @stored were stored; none lost.
+ */
+static void assert_spooled(const struct run *r, double spooled,
+			   double waiting, double stored)
+{
+	wait_metric(r, "netoops_dumps_spooled_total", spooled);
+	assert_metric(r, "netoops_spool_dumps", waiting);
+	assert_metric(r, "netoops_dumps_lost_total", 0);
+	assert_metric(r, "netoops_dumps_stored_total", stored);
+}
+
 static void send_all(const struct run *r, const struct dumps *ds)
 {
 	size_t i;
@@ -297,6 +366,95 @@ static void unlock_db(sqlite3 *db)
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
+/* ---- a PostgreSQL server that goes away ------------------------------ */
+
+/* The PostgreSQL store of the pg_ cases ($NETOOPS_PG). */
+static const char *pg;
+
+/* Starts netoopsd on the PostgreSQL store, its spool in r->d.dir. */
+static void start_pg(struct run *r)
+{
+	char spool[128];
+
+	snprintf(spool, sizeof(spool), "%s/spool", r->d.dir);
+	snprintf(r->d.db, sizeof(r->d.db), "%s", pg);
+	start(r, "10000", (const char *const []){ "--spool", spool, NULL });
+}
+
+static void assert_same_log(const struct run *r, const struct dumps *ds,
+			    size_t i)
+{
+	size_t len;
+	char *log = cli_log(r, ds->boot[i], &len);
+
+	assert_int_equal(len, ds->len[i]);
+	assert_memory_equal(log, ds->log[i], len);
+	free(log);
+}
+
+static void test_pg_server_down(void **state)
+{
+	struct dumps *a, *b;
+	struct run r;
+	uint64_t t0;
+	size_t i;
+
+	(void)state;
+	new_dir(&r);
+	harness_pg_empty(pg);
+	start_pg(&r);
+	a = make_dumps(10, 300, 12000, 0);
+	b = make_dumps(20, 400, 12000, 0);
+	send_all(&r, a);
+	wait_metric(&r, "netoops_dumps_stored_total", 10);
+	harness_pg_ctl("stop");
+	send_all(&r, b);
+	wait_metric(&r, "netoops_store_errors_total", 1);
+	assert_spooled(&r, 30, 20, 10);
+	wait_named(&r, b, "Connection refused");
+	t0 = now_ms();
+	harness_pg_ctl("start");
+	wait_metric(&r, "netoops_dumps_stored_total", 30);
+	print_message("  the 20 spooled dumps stored %llu ms after the server"
+		      " started\n", (unsigned long long)(now_ms() - t0));
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_metric(&r, "netoops_spool_dumps", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 30);
+	for (i = 0; i < b->n; i += 9)
+		assert_same_log(&r, b, i);
+	assert_logged(&r, "writing again after");
+	free_dumps(b);
+	finish(&r, a);
+}
+
+static void test_pg_down_at_start(void **state)
+{
+	struct dumps *ds;
+	struct run r;
+
+	(void)state;
+	new_dir(&r);
+	harness_pg_empty(pg);
+	harness_pg_ctl("stop");
+	start_pg(&r);
+	ds = make_dumps(10, 500, 12000, 0);
+	send_all(&r, ds);
+	assert_spooled(&r, 10, 10, 0);
+	assert_int_equal(stop(&r), 0);		/* nothing lost */
+	assert_logged(&r, "yet: Connection refused");
+	assert_logged(&r, "10 dumps left in");
+
+	harness_pg_ctl("start");
+	start_pg(&r);
+	wait_metric(&r, "netoops_dumps_stored_total", 10);
+	assert_metric(&r, "netoops_dumps_lost_total", 0);
+	assert_int_equal(stop(&r), 0);
+	assert_int_equal(cli_count(&r, "--complete"), 10);
+	assert_same_log(&r, ds, 3);
+	finish(&r, ds);
+}
+
 /* ---- a store that fails ---------------------------------------------- */
 
 static void test_store_locked(void **state)
@@ -306,8 +464,6 @@ static void test_store_locked(void **state)
 	struct run r;
 	uint64_t t0, left;
 	sqlite3 *db;
-	char *log;
-	size_t i;
 
 	(void)state;
 	new_dir(&r);
@@ -316,13 +472,12 @@ static void test_store_locked(void **state)
 	db = lock_db(&r);
 	t0 = now_ms();
 	send_all(&r, ds);
-	/* the store refused at least once (after its 5 s busy timeout)... */
+	/* the store refused (after its 5 s busy timeout), the dumps are in
+	 * the spool, flushed
+	 */
 	wait_metric(&r, "netoops_store_errors_total", 1);
-	assert_metric(&r, "netoops_dumps_lost_total", 0);
-	assert_metric(&r, "netoops_dumps_stored_total", 0);
-	/* ...the dumps are in the spool, flushed */
-	wait_metric(&r, "netoops_dumps_spooled_total", 20);
-	assert_metric(&r, "netoops_spool_dumps", 20);
+	assert_spooled(&r, 20, 20, 0);
+	wait_named(&r, ds, "Device or resource busy");
 	left = now_ms() - t0 < LOCK_MS ? LOCK_MS - (now_ms() - t0) : 0;
 	rest.tv_sec = left / 1000;
 	rest.tv_nsec = left % 1000 * 1000000;
@@ -340,13 +495,7 @@ static void test_store_locked(void **state)
 	assert_int_equal(stop(&r), 0);
 	assert_int_equal(cli_count(&r, "--complete"), 20);
 	assert_int_equal(cli_count(&r, ""), 20);
-	/* every dump the store could not take is named */
-	log = slurp(r.d.log);
-	for (i = 0; i < ds->n; i++)
-		assert_named(&r, log, ds->boot[i], "not stored yet");
-	assert_non_null(strstr(log, "Device or resource busy"));
-	assert_non_null(strstr(log, "writing again after"));
-	free(log);
+	assert_logged(&r, "writing again after");
 	finish(&r, ds);
 }
 
@@ -634,10 +783,17 @@ int main(void)
 		harness_test(test_spool_restart),
 		harness_test(test_disk_full),
 		harness_test(test_refused),
+		harness_test(test_pg_server_down),
+		harness_test(test_pg_down_at_start),
 	};
 
 	if (harness_skip("collector-durability"))
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pg = getenv("NETOOPS_PG");
+	if (pg)
+		cmocka_set_test_filter("test_pg_*");
+	else
+		cmocka_set_skip_filter("test_pg_*");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

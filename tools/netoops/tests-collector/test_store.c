@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Store tests: SQLite round trip, replace-if-better, filters, buckets,
+ * Store tests: round trip, replace-if-better, filters, buckets,
  * gap rendering, reader while a writer holds the database, whether a dump
  * was authenticated (round trip, filter, migration of a version 1 store,
  * never replaced by an unauthenticated copy),
@@ -8,6 +8,13 @@
  * age and by size, the files shrinking on disk), the size of the WAL in
  * stats, newest-first order and glob filters, grouped counts
  * (nstore_count()).
+ *
+ * Without arguments against SQLite; with a PostgreSQL location as argv[1]
+ * (pg.mk runs it in a cluster of pg_cluster.sh) the tests of both against
+ * PostgreSQL, then its own: schema migration, open errors, what is kept
+ * byte for byte, globs matching as SQLite's GLOB, prune by size,
+ * concurrent writers, a put retried after a deadlock, the server stopped
+ * and started ($NETOOPS_PG_CTL stop|start).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +30,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include <linux/netoops.h>
@@ -33,9 +41,23 @@
 
 struct fx {
 	char dir[64];
-	char path[128];
+	char path[256];		/* the store's location */
 	struct nstore *st;
 };
+
+/* The PostgreSQL location of argv[1]; NULL: SQLite. */
+static const char *pg;
+
+static long long pg_sql(const char *sql)
+{
+	return harness_pg_sql(pg, sql);
+}
+
+/* An empty database: what a fresh SQLite file is to SQLite. */
+static void pg_empty(void)
+{
+	harness_pg_empty(pg);
+}
 
 static int setup(void **state)
 {
@@ -43,7 +65,12 @@ static int setup(void **state)
 
 	strcpy(f->dir, "/tmp/netoops-test-store-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	if (pg) {
+		pg_empty();
+		snprintf(f->path, sizeof(f->path), "%s", pg);
+	} else {
+		snprintf(f->path, sizeof(f->path), "%s/t.db", f->dir);
+	}
 	assert_int_equal(nstore_open(f->path, NSTORE_SYNC_NORMAL, &f->st), 0);
 	*state = f;
 	return 0;
@@ -587,7 +614,7 @@ static void test_reader_sees_writer(void **state)
 	nstore_dump_free(d);
 	assert_int_equal(nstore_open("/nonexistent/dir/x.db", NSTORE_RDONLY,
 				     &ro), -ENOENT);
-	assert_int_equal(nstore_open("postgresql://db/x", 0, &ro),
+	assert_int_equal(nstore_open("mysql://db/x", 0, &ro),
 			 -EPROTONOSUPPORT);
 }
 
@@ -873,7 +900,7 @@ static void test_stats_wal(void **state)
 	struct fx *f = *state;
 	struct nstore_stats s;
 	struct nstore_dump *d = mk_at(1, "h", "s", 1, 65536);
-	char wal[192];
+	char wal[300];
 	struct stat db, w;
 
 	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
@@ -1090,39 +1117,524 @@ static void test_count(void **state)
 				      rows_cb, &c), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_auth_never_downgraded,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replace_if_better, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_filters_buckets, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_reader_sees_writer, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_auth_roundtrip, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_migrate_v1, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_open_errors, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_prune_age, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_prune_size, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_prune_size_old_store,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stats_wal, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_order_glob, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_count, setup, teardown),
-		cmocka_unit_test(test_render_gaps),
-		cmocka_unit_test(test_helpers),
-	};
+/* ---- PostgreSQL ------------------------------------------------------- */
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+/* Until child @pid exits; its exit status (-1 if it did not exit). */
+static int child_status(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * setup() migrated an empty database; opening it again changes nothing;
+ * collectors opening an empty database at once migrate it once.
+ */
+static void test_pg_migrate(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *d = mk(1, 1, "h", "r", "s", true, 4);
+	struct nstore *ro;
+	pid_t pid[4];
+	int i;
+
+	assert_int_equal(pg_sql("SELECT max(version) FROM"
+				" netoops_schema_version"), 1);
+	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	nstore_close(f->st);
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &ro), 0);
+	assert_int_equal(pg_sql("SELECT count(*) FROM"
+				" netoops_schema_version"), 1);
+	assert_int_equal(count_where(ro, NULL), 1);
+	assert_int_equal(nstore_put(ro, &d, 1, NULL), -EROFS);
+	nstore_close(ro);
+	nstore_close(f->st);
+	f->st = NULL;
+
+	pg_empty();
+	for (i = 0; i < 4; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (!pid[i]) {
+			struct nstore *st;
+			int r;
+
+			d->dump_id = 10 + i;
+			r = nstore_open(f->path, 0, &st);
+			if (!r)
+				r = nstore_put(st, &d, 1, NULL);
+			nstore_close(st);
+			_exit(r ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(child_status(pid[i]), 0);
+	assert_int_equal(pg_sql("SELECT count(*) FROM"
+				" netoops_schema_version"), 1);
+	assert_int_equal(pg_sql("SELECT count(*) FROM dumps"), 4);
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+	nstore_dump_free(d);
+}
+
+/* What nstore_open() says about a database it cannot use (store.h). */
+static void test_pg_open_errors(void **state)
+{
+	const char *dir = getenv("NETOOPS_PG_DIR");
+	struct fx *f = *state;
+	struct nstore *st;
+	char loc[300];
+
+	if (!dir) {
+		print_message("  no NETOOPS_PG_DIR: run under pg_cluster.sh\n");
+		skip();
+	}
+	snprintf(loc, sizeof(loc), "pg:host=%s user=netoops dbname=nodb", dir);
+	assert_int_equal(nstore_open(loc, NSTORE_RDONLY, &st), -ENOENT);
+	assert_int_equal(nstore_open(loc, 0, &st), -ENOENT);
+	snprintf(loc, sizeof(loc), "pg:host=%s user=norole dbname=netoops",
+		 dir);
+	assert_int_equal(nstore_open(loc, 0, &st), -EACCES);
+	assert_int_equal(nstore_open("pg:host", 0, &st), -EINVAL);
+	/* a database that would not take every UTF-8 text */
+	pg_sql("DROP DATABASE IF EXISTS latin1");
+	pg_sql("CREATE DATABASE latin1 ENCODING 'LATIN1' TEMPLATE template0"
+	       " LC_COLLATE 'C' LC_CTYPE 'C'");
+	snprintf(loc, sizeof(loc), "pg:host=%s user=netoops dbname=latin1",
+		 dir);
+	assert_int_equal(nstore_open(loc, 0, &st), -EILSEQ);
+	assert_string_equal(nstore_open_strerror(-EILSEQ), "database encoding"
+			    " is neither UTF8 nor SQL_ASCII");
+	assert_int_equal(nstore_open("postgresql://h/d?nosuchoption=1", 0,
+				     &st), -EINVAL);
+	nstore_close(f->st);
+	f->st = NULL;
+	/* a reader neither takes an empty database for a store nor
+	 * creates one
+	 */
+	pg_empty();
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &st), -EBADMSG);
+	assert_int_equal(pg_sql("SELECT count(*) FROM pg_tables WHERE"
+				" tablename IN ('dumps',"
+				" 'netoops_schema_version')"), 0);
+	/* another program's table named dumps */
+	pg_sql("CREATE TABLE dumps(x int)");
+	assert_int_equal(nstore_open(f->path, 0, &st), -EBADMSG);
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &st), -EBADMSG);
+	assert_string_equal(nstore_open_strerror(-EBADMSG),
+			    "not a netoops database");
+	pg_empty();
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+}
+
+/* The log byte for byte (NUL, bytes that are not UTF-8), plain or kept
+ * deflated; metadata that is not UTF-8 with '?' for the stray bytes.
+ */
+static void test_pg_lossless(void **state)
+{
+	static const char log[] = "a\0b\xff\xc3\x28 \x80 \xe2\x82\xac end\n";
+	struct fx *f = *state;
+	struct nstore_dump *d = mk(3, 1, "h\xff\xfe-\xc3\xa9", "6.12", "s",
+				   true, 4);
+	struct nstore_dump *z = mk(3, 2, "h", "6.12", "s", true, 4), *g;
+
+	free(d->log);
+	d->log = malloc(sizeof(log));
+	memcpy(d->log, log, sizeof(log));
+	d->log_len = sizeof(log) - 1;
+	free(z->log);
+	z->log = NULL;
+	z->log_len = sizeof(log) - 1;
+	assert_int_equal(gen_deflate(log, z->log_len, 6, &z->log_z,
+				     &z->log_z_len), 0);
+	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	assert_int_equal(nstore_put(f->st, &z, 1, NULL), 0);
+
+	assert_int_equal(nstore_get(f->st, d->id, &g), 0);
+	assert_int_equal(g->log_len, sizeof(log) - 1);
+	assert_memory_equal(g->log, log, sizeof(log) - 1);
+	assert_string_equal(g->hostname, "h?" "?-\xc3\xa9");
+	nstore_dump_free(g);
+	assert_int_equal(nstore_get(f->st, z->id, &g), 0);
+	assert_int_equal(g->log_len, sizeof(log) - 1);
+	assert_memory_equal(g->log, log, sizeof(log) - 1);
+	nstore_dump_free(g);
+	assert_int_equal(pg_sql("SELECT octet_length(log) FROM dumps"
+				" WHERE dump_id = 1"), sizeof(log) - 1);
+	assert_int_equal(pg_sql("SELECT log_enc FROM dumps"
+				" WHERE dump_id = 2"), 1);
+	nstore_dump_free(d);
+	nstore_dump_free(z);
+}
+
+/* --host/--kernel select on PostgreSQL what SQLite's GLOB selects. */
+static void test_pg_glob(void **state)
+{
+	static const char *const hosts[] = {
+		"web-1", "web-2", "db-1", "we*b", "web-3", "a]b", "a-b",
+		"a^b", "x.y", "x?y", "a\\b", "\xc3\xbf\xc3\xbc",
+		"\xe4\xb8\xad\xe6\x96\x87", "[x]", "a$", "(p)", "b+c",
+		"a|b", "{1}", "A-B", "", "-", "]", "web-10",
+	};
+	static const char *const globs[] = {
+		"*", "web-*", "web-[12]", "we[*]*", "we*b", "[]]*", "a[]-]b",
+		"a[^-]b", "[^a-c]*", "[c-a]*", "[a-]b", "a[-]b", "x.y",
+		"x?y", "x[.?]y", "a\\b", "a\\*", "*[", "[", "[^]]*",
+		"\xe4\xb8\xad*", "?\xe6\x96\x87", "[\xc3\xbf-\xc3\xbf]?",
+		"*[0-9]", "[[]x]", "(p)", "b+c", "a$", "a|b", "{1}", "?",
+		"??", "", "[a-b-c]*", "[^]", "*-*", "[A-Za-z]-[A-Za-z]",
+		"[^a-zA-Z0-9]*", "web-?", "web-??", "[\\]*", "*.*",
+		"[w][e][b]*", "[-]", "[]]", "[]-]*", "^*", "*\\*",
+	};
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct nstore_dump *d;
+	struct nstore *sq;
+	char path[160];
+	size_t i;
+	long a, b;
+
+	snprintf(path, sizeof(path), "%s/glob.db", f->dir);
+	assert_int_equal(nstore_open(path, NSTORE_SYNC_NORMAL, &sq), 0);
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		d = mk_at(i, hosts[i], "s", 1000 + i, 0);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		assert_int_equal(nstore_put(sq, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	nstore_filter_init(&flt);
+	for (i = 0; i < sizeof(globs) / sizeof(globs[0]); i++) {
+		flt.host = globs[i];
+		a = count_where(sq, &flt);
+		b = count_where(f->st, &flt);
+		if (a != b)
+			fail_msg("glob \"%s\": SQLite %ld, PostgreSQL %ld",
+				 globs[i], a, b);
+	}
+	flt.host = NULL;
+	flt.kernel = "6.12.[0-9]-t*";
+	assert_int_equal(count_where(f->st, &flt), count_where(sq, &flt));
+	assert_int_equal(count_where(f->st, &flt),
+			 sizeof(hosts) / sizeof(hosts[0]));
+	nstore_close(sq);
+}
+
+/*
+ * 300 dumps of 8 KiB of log: max_bytes 512 KiB leaves the newest that
+ * fit, the dumps table (heap, TOAST, indexes) under the limit.
+ */
+static void test_pg_prune_size(void **state)
+{
+	const int64_t max = 512 * 1024, now = 1764756000000LL;
+	struct nstore_prune p = { .max_bytes = max };
+	struct nstore_prune_result res;
+	struct seen left = { .n = 0 };
+	struct nstore_stats stats;
+	struct fx *f = *state;
+	struct nstore_dump *d;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		d = mk_at(i, "h", "s", now + i, 8192);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	assert_int_equal(nstore_stats(f->st, &stats), 0);
+	assert_true(stats.file_bytes > 4 * max);
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	print_message("  prune: dumps table %lld -> %lld bytes, %ld dumps"
+		      " removed, %ld left\n", (long long)res.bytes_before,
+		      (long long)res.bytes_after, res.by_size,
+		      res.dumps_left);
+	assert_int_equal(res.by_age, 0);
+	assert_int_equal(res.bytes_before, stats.file_bytes);
+	assert_true(res.bytes_after <= max);
+	assert_int_equal(nstore_stats(f->st, &stats), 0);
+	assert_int_equal(stats.file_bytes, res.bytes_after);
+	assert_int_equal(nstore_list(f->st, NULL, 0, seen_cb, &left), 0);
+	assert_int_equal(left.n, res.dumps_left);
+	assert_int_equal(left.n + res.by_size, 300);
+	assert_true(left.n * 8192 > max / 2);
+	for (i = 0; i < left.n; i++)
+		assert_int_equal(left.ms[i], now + res.by_size + i);
+}
+
+#define WRITERS		4
+#define KEYS		200
+#define BATCH		5
+
+/*
+ * Writer @w's copy of dump @k: from 1 to 4 packets (4: complete); for
+ * every fifth dump, writer 0's copy is authenticated and has 1.
+ */
+static struct nstore_dump *copy_of(int w, int k)
+{
+	uint32_t pkts = 1 + (k * 7 + w * 3) % 4;
+	struct nstore_dump *d;
+	char host[16];
+
+	snprintf(host, sizeof(host), "w%d", w);
+	d = mk(0x40, k, host, "6.12", "s", pkts == 4, pkts);
+	if (k % 5 == 0 && w == 0) {
+		d->complete = false;
+		d->pkt_received = 1;
+		d->authenticated = true;
+		d->auth_key_id = 7;
+	}
+	return d;
+}
+
+static int watch_cb(const struct nstore_dump *d, void *arg)
+{
+	struct seen *x = arg;
+
+	/* each row once, in id order */
+	assert_true(x->n == 0 || d->id > x->ids[x->n - 1]);
+	assert_true(x->n < 512);
+	x->ids[x->n++] = d->id;
+	return 0;
+}
+
+/*
+ * WRITERS processes put overlapping copies of KEYS dumps at once, in
+ * batches: one row per dump, the best copy kept, and a reader following
+ * after_id as `netoops watch` does sees every row (ids commit in order).
+ */
+static void test_pg_concurrent(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct seen seen = { .n = 0 };
+	struct nstore_dump *g;
+	pid_t pid[WRITERS];
+	uint64_t t0 = now_ms();
+	int w, k, live, rounds = 0, status;
+
+	nstore_close(f->st);	/* no connection shared with the children */
+	f->st = NULL;
+	for (w = 0; w < WRITERS; w++) {
+		pid[w] = fork();
+		assert_true(pid[w] >= 0);
+		if (pid[w])
+			continue;
+		struct nstore_dump *b[BATCH];
+		struct nstore *st;
+		int r, i;
+
+		r = nstore_open(f->path, 0, &st);
+		for (k = 0; !r && k < KEYS; k += BATCH) {
+			for (i = 0; i < BATCH; i++)
+				b[i] = copy_of(w, (k + i + w * 20) % KEYS);
+			r = nstore_put(st, b, BATCH, NULL);
+			for (i = 0; i < BATCH; i++)
+				nstore_dump_free(b[i]);
+		}
+		nstore_close(st);
+		_exit(r ? 1 : 0);
+	}
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &f->st), 0);
+	nstore_filter_init(&flt);
+	for (live = WRITERS; live; ) {
+		if (now_ms() - t0 > 120000)
+			fail_msg("writers still running after 120 s");
+		flt.after_id = seen.n ? seen.ids[seen.n - 1] : 0;
+		assert_int_equal(nstore_list(f->st, &flt, 0, watch_cb, &seen),
+				 0);
+		rounds++;
+		for (w = 0; w < WRITERS; w++) {
+			if (pid[w] <= 0)
+				continue;
+			if (waitpid(pid[w], &status, WNOHANG) == pid[w]) {
+				assert_true(WIFEXITED(status));
+				assert_int_equal(WEXITSTATUS(status), 0);
+				pid[w] = 0;
+				live--;
+			}
+		}
+	}
+	flt.after_id = seen.n ? seen.ids[seen.n - 1] : 0;
+	assert_int_equal(nstore_list(f->st, &flt, 0, watch_cb, &seen), 0);
+	print_message("  %d writers x %d copies in %llu ms; the watcher saw"
+		      " %d rows in %d rounds\n", WRITERS, KEYS,
+		      (unsigned long long)(now_ms() - t0), seen.n, rounds);
+	assert_int_equal(pg_sql("SELECT count(*) FROM dumps"), KEYS);
+	assert_int_equal(seen.n, KEYS);		/* none missed */
+	for (k = 0; k < KEYS; k++) {
+		uint32_t best = 0;
+		char sql[128];
+
+		for (w = 0; w < WRITERS; w++) {
+			g = copy_of(w, k);
+			if (g->pkt_received > best)
+				best = g->pkt_received;
+			nstore_dump_free(g);
+		}
+		snprintf(sql, sizeof(sql), "SELECT pkt_received FROM dumps"
+			 " WHERE dump_id = %d", k);
+		assert_int_equal(pg_sql(sql), k % 5 ? best : 1);
+		snprintf(sql, sizeof(sql), "SELECT auth_key FROM dumps"
+			 " WHERE dump_id = %d", k);
+		assert_int_equal(pg_sql(sql), k % 5 ? -1 : 7);
+	}
+}
+
+/*
+ * The server stopped: every call fails with -ECONNREFUSED and a dump put
+ * meanwhile is not stored; started again, the same store works on.
+ */
+static void test_pg_conn_loss(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *a = mk(5, 1, "h", "r", "s", true, 4);
+	struct nstore_dump *b = mk(5, 2, "h", "r", "s", true, 4), *g;
+	struct nstore_stats stats;
+	struct nstore *st;
+	int64_t last;
+	uint64_t t0;
+
+	if (!getenv("NETOOPS_PG_CTL")) {
+		print_message("  no NETOOPS_PG_CTL: run under pg_cluster.sh\n");
+		skip();
+	}
+	assert_int_equal(nstore_put(f->st, &a, 1, NULL), 0);
+	t0 = now_ms();
+	harness_pg_ctl("stop");
+	print_message("  server stopped in %llu ms\n",
+		      (unsigned long long)(now_ms() - t0));
+	assert_int_equal(nstore_put(f->st, &b, 1, NULL), -ECONNREFUSED);
+	assert_int_equal(nstore_get(f->st, a->id, &g), -ECONNREFUSED);
+	assert_int_equal(nstore_last_id(f->st, &last), -ECONNREFUSED);
+	assert_int_equal(nstore_stats(f->st, &stats), -ECONNREFUSED);
+	assert_int_equal(nstore_list(f->st, NULL, 0, count_cb, &last),
+			 -ECONNREFUSED);
+	assert_int_equal(nstore_open(f->path, 0, &st), -ECONNREFUSED);
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &st),
+			 -ECONNREFUSED);
+	t0 = now_ms();
+	harness_pg_ctl("start");
+	print_message("  server started in %llu ms\n",
+		      (unsigned long long)(now_ms() - t0));
+	assert_int_equal(nstore_put(f->st, &b, 1, NULL), 0);
+	assert_int_equal(nstore_last_id(f->st, &last), 0);
+	assert_int_equal(last, b->id);
+	assert_int_equal(count_where(f->st, NULL), 2);
+	assert_int_equal(nstore_get(f->st, a->id, &g), 0);
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+}
+
+/*
+ * A deadlock: another session holds the row of a dump, our put (in a
+ * child) waits for it holding the writers' advisory lock, then the other
+ * session asks for that lock.  The put, which waited first, is the victim
+ * (deadlock_timeout 5 s for it, an hour for the other): it rolls back, is
+ * tried again and succeeds, and the other session gets its lock.
+ */
+static void test_pg_deadlock_retry(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *a = mk(6, 1, "old", "r", "s", false, 2), *g;
+	uint64_t t0;
+	PGresult *r;
+	PGconn *x;
+	pid_t pid;
+
+	assert_int_equal(nstore_put(f->st, &a, 1, NULL), 0);
+	x = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
+	assert_int_equal(PQstatus(x), CONNECTION_OK);
+	PQclear(PQexec(x, "SET deadlock_timeout = '1h'"));
+	PQclear(PQexec(x, "SET application_name = 'other'"));
+	r = PQexec(x, "BEGIN; SELECT 1 FROM dumps WHERE dump_id = 1"
+		   " FOR UPDATE");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	nstore_close(f->st);
+	f->st = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct nstore_dump *b = mk(6, 1, "new", "r", "s", true, 4);
+		struct nstore *st;
+		int e;
+
+		setenv("PGOPTIONS", "-c deadlock_timeout=5s", 1);
+		e = nstore_open(f->path, 0, &st);
+		if (!e)
+			e = nstore_put(st, &b, 1, NULL);
+		_exit(e ? 1 : 0);
+	}
+	t0 = now_ms();
+	while (harness_pg_sql(pg, "SELECT count(*) FROM pg_stat_activity"
+			      " WHERE application_name = 'netoops' AND"
+			      " wait_event_type = 'Lock'") < 1) {
+		if (now_ms() - t0 > 60000)
+			fail_msg("the put does not wait for the row");
+		nap();
+	}
+	/* PUT_LOCK of store_pg.c */
+	r = PQexec(x, "SELECT pg_advisory_xact_lock(7954892338779681538)");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	PQclear(PQexec(x, "COMMIT"));
+	PQfinish(x);
+	assert_int_equal(child_status(pid), 0);
+	print_message("  deadlock: the put retried, stored %llu ms after it"
+		      " began to wait\n", (unsigned long long)(now_ms() - t0));
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+	assert_int_equal(nstore_get(f->st, a->id, &g), 0);
+	assert_string_equal(g->hostname, "new");
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+}
+
+#define BOTH	0
+#define SQLITE	1
+#define PG	2
+#define T(f, only) { cmocka_unit_test_setup_teardown(f, setup, teardown), only }
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		struct CMUnitTest t;
+		int only;
+	} all[] = {
+		T(test_roundtrip, BOTH),
+		T(test_auth_never_downgraded, BOTH),
+		T(test_replace_if_better, BOTH),
+		T(test_filters_buckets, BOTH),
+		T(test_reader_sees_writer, BOTH),
+		T(test_auth_roundtrip, BOTH),
+		T(test_migrate_v1, SQLITE),
+		T(test_open_errors, SQLITE),
+		T(test_prune_age, BOTH),
+		T(test_prune_size, SQLITE),
+		T(test_prune_size_old_store, SQLITE),
+		T(test_stats_wal, SQLITE),
+		T(test_order_glob, BOTH),
+		T(test_count, BOTH),
+		{ cmocka_unit_test(test_render_gaps), BOTH },
+		{ cmocka_unit_test(test_helpers), BOTH },
+		T(test_pg_migrate, PG),
+		T(test_pg_open_errors, PG),
+		T(test_pg_lossless, PG),
+		T(test_pg_glob, PG),
+		T(test_pg_prune_size, PG),
+		T(test_pg_concurrent, PG),
+		T(test_pg_deadlock_retry, PG),
+		T(test_pg_conn_loss, PG),
+	};
+	struct CMUnitTest run[sizeof(all) / sizeof(all[0])];
+	size_t i, n = 0;
+
+	pg = argc > 1 ? argv[1] : NULL;
+	if (pg)		/* a server that hangs fails the run, bounded */
+		alarm(600);
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].only == BOTH || all[i].only == (pg ? PG : SQLITE))
+			run[n++] = all[i].t;
+	return _cmocka_run_group_tests(pg ? "store (PostgreSQL)" :
+				       "store (SQLite)", run, n, NULL, NULL);
 }
