@@ -8,9 +8,10 @@
  *			preallocated slot.  die() serialises oopses with its
  *			own lock, so one slot is enough.
  *  NETOOPS_REGS_DUMPER	the registers of the context running the dump,
- *			captured on the spot (netoops_capture_regs()).  Used for a
- *			panic that had no oops (panic(), sysrq-c, a watchdog)
- *			and for soft dumps.
+ *			captured on the spot by crash_setup_regs() (kexec's,
+ *			so only with CONFIG_KEXEC_CORE; else no registers
+ *			are sent).  Used for a panic that had no oops
+ *			(panic(), sysrq-c, a watchdog) and for soft dumps.
  *
  * The oops slot is used for a crash dump only if it was filled on the
  * dumping CPU by the dumping task less than NETOOPS_OOPS_REGS_MAX_AGE ago:
@@ -31,7 +32,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #ifdef CONFIG_X86_64
-#include <asm/irqflags.h>
+#include <linux/kexec.h>
 #include <asm/ptrace.h>
 #endif
 
@@ -119,42 +120,9 @@ static void netoops_regs_to_wire(const struct pt_regs *r, u64 *w)
  * save of them and breaks its frame tracking.  Per CPU, so two dumps on two
  * CPUs do not mix (used with preemption disabled).
  */
+#ifdef CONFIG_KEXEC_CORE
 static DEFINE_PER_CPU(struct pt_regs, netoops_dumper_regs);
-
-/*
- * The registers of the caller's context, as they are inside this inline
- * function: RIP is the address of the capture, RSP the current stack.
- * Flags go through native_save_fl() (push/pop to a register) because a
- * push/pop to memory defeats objtool's stack tracking.
- */
-static __always_inline void netoops_capture_regs(struct pt_regs *r)
-{
-	u32 seg;
-
-	asm volatile("movq %%r15, %0" : "=m" (r->r15));
-	asm volatile("movq %%r14, %0" : "=m" (r->r14));
-	asm volatile("movq %%r13, %0" : "=m" (r->r13));
-	asm volatile("movq %%r12, %0" : "=m" (r->r12));
-	asm volatile("movq %%rbp, %0" : "=m" (r->bp));
-	asm volatile("movq %%rbx, %0" : "=m" (r->bx));
-	asm volatile("movq %%r11, %0" : "=m" (r->r11));
-	asm volatile("movq %%r10, %0" : "=m" (r->r10));
-	asm volatile("movq %%r9, %0" : "=m" (r->r9));
-	asm volatile("movq %%r8, %0" : "=m" (r->r8));
-	asm volatile("movq %%rax, %0" : "=m" (r->ax));
-	asm volatile("movq %%rcx, %0" : "=m" (r->cx));
-	asm volatile("movq %%rdx, %0" : "=m" (r->dx));
-	asm volatile("movq %%rsi, %0" : "=m" (r->si));
-	asm volatile("movq %%rdi, %0" : "=m" (r->di));
-	asm volatile("movq %%rsp, %0" : "=m" (r->sp));
-	asm volatile("movl %%cs, %0" : "=r" (seg));
-	r->cs = seg;
-	asm volatile("movl %%ss, %0" : "=r" (seg));
-	r->ss = seg;
-	r->flags = native_save_fl();
-	r->ip = _THIS_IP_;
-	r->orig_ax = -1;
-}
+#endif
 
 /**
  * netoops_put_regs() - append NETOOPS_TLV_REGS for the current dump
@@ -169,20 +137,25 @@ static __always_inline void netoops_capture_regs(struct pt_regs *r)
 int netoops_put_regs(struct netoops_tlv_buf *b, bool crash)
 {
 	u64 wire[NETOOPS_X86_64_NR_REGS];
-	struct pt_regs *now;
+	struct pt_regs *now __maybe_unused;
 	u8 context;
 
 	if (crash && netoops_oops_regs_usable()) {
 		netoops_regs_to_wire(&netoops_oops.regs, wire);
 		context = NETOOPS_REGS_OOPS;
 	} else {
+#ifdef CONFIG_KEXEC_CORE
 		preempt_disable();
 		now = this_cpu_ptr(&netoops_dumper_regs);
 		memset(now, 0, sizeof(*now));
-		netoops_capture_regs(now);
+		crash_setup_regs(now, NULL);
+		now->orig_ax = -1;
 		netoops_regs_to_wire(now, wire);
 		preempt_enable();
 		context = NETOOPS_REGS_DUMPER;
+#else
+		return 0;
+#endif
 	}
 	return netoops_tlv_put_regs(b, NETOOPS_ARCH_X86_64, context, wire,
 				    NETOOPS_X86_64_NR_REGS);
