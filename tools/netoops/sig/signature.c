@@ -181,13 +181,16 @@ struct report {
 struct lines {
 	const char *p;
 	const char *end;
+	bool nul;		/* a NUL somewhere in [p, end) */
 };
 
 /* Small string helpers working on NUL-terminated windows. */
 
 static bool starts(const char *s, const char *prefix)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	/* the first byte decides for most lines: no call then */
+	return !prefix[0] || (s[0] == prefix[0] &&
+			      strncmp(s, prefix, strlen(prefix)) == 0);
 }
 
 static const char *skip_prefix(const char *s, const char *prefix)
@@ -308,8 +311,13 @@ static bool next_line(struct lines *it, char *win)
 	if (it->p >= it->end)
 		return false;
 	s = it->p;
-	for (nl = s; nl < it->end && *nl != '\n' && *nl != '\0'; nl++)
-		;
+	/* the line ends at the first '\n' or NUL: memchr() is vectorized */
+	nl = memchr(s, '\n', (size_t)(it->end - s));
+	if (!nl)
+		nl = it->end;
+	e = it->nul ? memchr(s, '\0', (size_t)(nl - s)) : NULL;
+	if (e)
+		nl = e;
 	it->p = nl < it->end ? nl + 1 : nl;
 	e = nl;
 	if (e > s && e[-1] == '\r')
@@ -787,15 +795,33 @@ static bool classify_oops(const char *s, struct report *r)
 	return true;
 }
 
+#define HARD_LOCKUP	"Watchdog detected hard LOCKUP"
+
+/*
+ * Whether classify_start() could take line @s (detector prefix skipped):
+ * every pattern below starts with one of these bytes, except the hard
+ * LOCKUP one, found anywhere in the line, looked for only if @lockup (the
+ * log holds it somewhere).  Keep in step with classify_start().
+ */
+static bool may_open_report(const char *s, bool lockup)
+{
+	switch (s[0]) {
+	case 'B': case 'I': case 'K': case 'O': case 'P': case 'U': case 'W':
+	case 'd': case 'g': case 'i': case 'k': case 'l': case 's':
+		return true;
+	default:
+		return lockup && strstr(s, HARD_LOCKUP) != NULL;
+	}
+}
+
 /*
  * Does this line open a crash report?  Fill r and return true if so.
  * The order matters only where one pattern is a prefix of another.
  */
-static bool classify_start(const char *line, struct report *r)
+static bool classify_start(const char *line, struct report *r, bool lockup)
 {
 	const char *s = line, *p;
 
-	memset(r, 0, sizeof(*r));
 	/* pr_fmt prefixes of the detectors */
 	static const char *const detectors[] = {
 		"watchdog: ", "NMI watchdog: ", "rcu: ",
@@ -808,6 +834,10 @@ static bool classify_start(const char *line, struct report *r)
 			break;
 		}
 	}
+	/* Most lines open no report: their first byte says so already. */
+	if (!may_open_report(s, lockup))
+		return false;
+	memset(r, 0, sizeof(*r));
 
 	p = skip_prefix(s, "Kernel panic - not syncing:");
 	if (p) {
@@ -836,7 +866,7 @@ static bool classify_start(const char *line, struct report *r)
 		set_report(r, K_LIST, head, true);
 		return true;
 	}
-	if (strstr(s, "Watchdog detected hard LOCKUP")) {
+	if (strstr(s, HARD_LOCKUP)) {
 		set_report(r, K_HARD_LOCKUP, "hard lockup", true);
 		return true;
 	}
@@ -1064,29 +1094,35 @@ static void finish(struct netoops_sig *sig, enum sig_kind kind)
 int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 {
 	char win[LINE_WINDOW];
-	char last[LINE_WINDOW] = "";
 	struct report r = { .kind = K_NONE };
 	struct collector c = { .sig = ret_sig };
-	struct lines it;
-	bool found = false;
+	struct lines it, last = { NULL, NULL, false };
+	const char *line;
+	bool found = false, lockup;
 
 	if (!ret_sig || (!log && len))
 		return -EINVAL;
 	memset(ret_sig, 0, sizeof(*ret_sig));
 	it.p = log;
 	it.end = log ? log + len : log;
+	/* a line is a substring of the log: what the log lacks, lines lack */
+	it.nul = len && memchr(log, '\0', len);
+	lockup = len && memmem(log, len, HARD_LOCKUP, strlen(HARD_LOCKUP));
 
-	while (next_line(&it, win)) {
-		if (classify_start(win, &r)) {
+	for (line = it.p; next_line(&it, win); line = it.p) {
+		if (classify_start(win, &r, lockup)) {
 			found = true;
 			break;
 		}
+		/* where the last non-empty line is: read again if needed */
 		if (win[0])
-			memcpy(last, win, sizeof(last));
+			last = (struct lines){ line, it.end, it.nul };
 	}
 
 	if (!found) {
-		normalize_msg(last, ret_sig->title, sizeof(ret_sig->title));
+		if (!last.p || !next_line(&last, win))
+			win[0] = '\0';
+		normalize_msg(win, ret_sig->title, sizeof(ret_sig->title));
 		if (!ret_sig->title[0])
 			copy_str(ret_sig->title, sizeof(ret_sig->title),
 				 "unknown", 7);
