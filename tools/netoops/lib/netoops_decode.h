@@ -213,7 +213,8 @@ struct netoops_meta {
  *		to netoops_decode_packet() (NULL when @chunk_len is 0)
  * @chunk_len:	bytes at @chunk
  * @has_meta:	NETOOPS_F_META was set; @meta is valid
- * @meta:	parsed metadata TLVs
+ * @meta:	parsed metadata TLVs; without @has_meta left as it was (not
+ *		even cleared: it is most of the struct)
  * @raw:	the whole datagram (the buffer given to netoops_decode_packet())
  * @raw_len:	its length
  * @has_mac:	NETOOPS_F_AUTH was set and the MAC TLV parsed (NOT yet
