@@ -14,6 +14,7 @@
  * for timeout_ms so that late or repeated copies are counted as duplicates
  * instead of opening a new dump.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,38 +627,48 @@ static void set_range(uint8_t *map, size_t off, size_t len)
 		set_bit(map, off++);
 }
 
+/* Bits [i, i + 64) of @map, i a multiple of 8, bit i lowest. */
+static uint64_t word_at(const uint8_t *map, size_t i)
+{
+	uint64_t w;
+
+	memcpy(&w, map + i / 8, sizeof(w));
+	return le64toh(w);
+}
+
+/*
+ * First index in [from, end) whose bit equals @val, or @end: bit by bit
+ * up to a byte boundary, then 64 bits at a time (a 128 KiB dump's
+ * 23 KiB payload is 2,900 bytes of bitmap, scanned when it is handed
+ * out, and each datagram's chunk is looked up), then a byte at a time,
+ * then the last bits.  Never reads a byte past the one of bit @end - 1.
+ */
+static size_t find_bit(const uint8_t *map, size_t from, size_t end, bool val)
+{
+	const uint64_t flip = val ? 0 : UINT64_MAX;
+	const uint8_t skip = val ? 0x00 : 0xff;
+	uint64_t w;
+
+	for (; from < end && from % 8; from++)
+		if (bit(map, from) == val)
+			return from;
+	for (; end - from >= 64; from += 64) {
+		w = word_at(map, from) ^ flip;
+		if (w)
+			return from + (size_t)__builtin_ctzll(w);
+	}
+	for (; end - from >= 8 && map[from / 8] == skip; from += 8)
+		;
+	for (; from < end; from++)
+		if (bit(map, from) == val)
+			return from;
+	return end;
+}
+
 /* Whether any bit in [off, off + len) is set. */
 static bool any_in_range(const uint8_t *map, size_t off, size_t len)
 {
-	size_t end = off + len;
-
-	while (off < end && off % 8)
-		if (bit(map, off++))
-			return true;
-	for (; end - off >= 8; off += 8)
-		if (map[off / 8])
-			return true;
-	while (off < end)
-		if (bit(map, off++))
-			return true;
-	return false;
-}
-
-/* First index in [from, end) whose bit equals @val, or @end. */
-static size_t find_bit(const uint8_t *map, size_t from, size_t end, bool val)
-{
-	const uint8_t skip = val ? 0x00 : 0xff;
-
-	while (from < end) {
-		if (from % 8 == 0 && end - from >= 8 && map[from / 8] == skip) {
-			from += 8;
-			continue;
-		}
-		if (bit(map, from) == val)
-			return from;
-		from++;
-	}
-	return end;
+	return find_bit(map, off, off + len, true) < off + len;
 }
 
 /* An open dump as a struct netoops_dump; its payload moves there. */
@@ -689,6 +700,8 @@ static struct netoops_dump *hand_out(struct rdump *d)
 		out->gaps[out->nr_gaps].len = (uint32_t)(i - start);
 		out->missing_bytes += i - start;
 		out->nr_gaps++;
+		/* the payload was not cleared when allocated */
+		memset(d->payload + start, 0, i - start);
 	}
 
 	memcpy(out->src_key, d->key, d->key_len);
@@ -727,7 +740,8 @@ static struct rdump *new_dump(uint64_t h,
 	d->copies = calloc(pkt->pkt_count, 1);
 	d->got = calloc(((size_t)pkt->pkt_count + 7) / 8, 1);
 	d->have = calloc(((size_t)pkt->payload_total + 7) / 8 + 1, 1);
-	d->payload = pkt->payload_total ? calloc(pkt->payload_total, 1) : NULL;
+	/* not cleared: chunks fill it, hand_out() clears what they left */
+	d->payload = pkt->payload_total ? malloc(pkt->payload_total) : NULL;
 	if (!d->crcs || !d->copies || !d->got || !d->have ||
 	    (pkt->payload_total && !d->payload)) {
 		rdump_free(d);
