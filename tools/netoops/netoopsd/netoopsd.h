@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include "netoops_decode.h"
+#include "netoops_pack.h"
 #include "store/record.h"
 #include "store/store.h"
 
@@ -190,13 +191,17 @@ struct worker {
 	bool replaying;			/* feeding back kept datagrams */
 	struct iovec *arch;		/* datagrams of this batch to archive */
 	int narch;
+	struct netoops_pack_arena *pack;	/* finished dumps, packed
+						 * (freed by store_stop()) */
 };
 
 /*
  * A finished dump on its way to the store: from a worker to a finisher
- * (@nd), then to the spool thread (@rec).
+ * (@pd, or @nd if it could not be packed), then to the spool thread
+ * (@rec).
  */
 struct qdump {
+	struct netoops_packed *pd;
 	struct netoops_dump *nd;
 	struct nstore_dump *rec;
 	uint8_t *dgrams;		/* datagrams of a partial dump, for
