@@ -170,10 +170,12 @@ lat_max=$(metric netoops_store_latency_max_seconds)
 rss_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$d_pid/status")
 # CPU (utime + stime, clock ticks) of the receiving threads.
 hz=$(getconf CLK_TCK)
-rx_ticks=0
+rx_ticks=0 rx_uticks=0 rx_flt=0
 for t in /proc/"$d_pid"/task/*; do
 	[ "$(cat "$t/comm")" = netoopsd-rx ] || continue
 	rx_ticks=$((rx_ticks + $(awk '{ print $14 + $15 }' "$t/stat")))
+	rx_uticks=$((rx_uticks + $(awk '{ print $14 }' "$t/stat")))
+	rx_flt=$((rx_flt + $(awk '{ print $10 }' "$t/stat")))
 done
 all_ticks=$(awk '{ print $14 + $15 }' "/proc/$d_pid/stat")
 kill -TERM "$d_pid"
@@ -202,7 +204,8 @@ rx_ms=$((rx_ticks * 1000 / hz))
 echo "cpu:      sink $s_cpu ms = $(awk -v c="$s_cpu" -v p="$s_pk" \
      'BEGIN { printf "%.2f", c * 1000 / p }') us/packet; netoopsd receive" \
      "threads $rx_ms ms = $(awk -v c="$rx_ms" -v p="$processed" \
-     'BEGIN { printf "%.2f", c * 1000 / p }') us/packet; netoopsd in all" \
+     'BEGIN { printf "%.2f", c * 1000 / p }') us/packet ($((rx_uticks * 1000 / hz))" \
+     "ms of it in user space; $rx_flt page faults); netoopsd in all" \
      "$((all_ticks * 1000 / hz)) ms (with inflate, signatures, SQLite)"
 ratio=$(awk -v a="$d_pps" -v b="$s_pps" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
 echo "RESULT hosts=$HOSTS stored_complete=$db_complete sink_pps=$s_pps" \
@@ -210,5 +213,6 @@ echo "RESULT hosts=$HOSTS stored_complete=$db_complete sink_pps=$s_pps" \
      "peak_rss_mib=$((rss_kb / 1024)) peak_rss_kib=$rss_kb" \
      "rss0_kib=$rss0_kb inflight_max=$inflight_max" \
      "payload_bytes=$zbytes sink_cpu_ms=$s_cpu sink_packets=$s_pk" \
-     "rx_cpu_ms=$rx_ms rx_packets=$processed"
+     "rx_cpu_ms=$rx_ms rx_user_ms=$((rx_uticks * 1000 / hz))" \
+     "rx_faults=$rx_flt rx_packets=$processed"
 [ "$db_complete" = "$HOSTS" ] || { echo "FAIL: not every dump stored complete" >&2; exit 1; }
