@@ -302,11 +302,13 @@ static const char *skip_syslog_date(const char *s)
  * Read the next line into win (NUL-terminated, at most LINE_WINDOW - 1
  * bytes, prefixes stripped, blanks trimmed).  Return false at the end.
  */
-static bool next_line(struct lines *it, char *win)
+/*
+ * The next line of the log, without its end ('\n' or NUL) and one '\r'
+ * before it: at *ret_s, *ret_n bytes.  Return false at the end.
+ */
+static bool next_raw(struct lines *it, const char **ret_s, size_t *ret_n)
 {
 	const char *s, *e, *nl;
-	size_t n;
-	char *w;
 
 	if (it->p >= it->end)
 		return false;
@@ -322,8 +324,19 @@ static bool next_line(struct lines *it, char *win)
 	e = nl;
 	if (e > s && e[-1] == '\r')
 		e--;
+	*ret_s = s;
+	*ret_n = (size_t)(e - s);
+	return true;
+}
 
-	n = (size_t)(e - s);
+/*
+ * Line @s (@n bytes, from next_raw()) into win: NUL-terminated, at most
+ * LINE_WINDOW - 1 bytes, prefixes stripped, blanks trimmed.
+ */
+static void make_window(const char *s, size_t n, char *win)
+{
+	char *w;
+
 	copy_str(win, LINE_WINDOW, s, n);
 
 	w = win;
@@ -363,7 +376,55 @@ static bool next_line(struct lines *it, char *win)
 		n--;
 	memmove(win, w, n);
 	win[n] = '\0';
+}
+
+/* Read the next line into win (make_window()).  False at the end. */
+static bool next_line(struct lines *it, char *win)
+{
+	const char *s;
+	size_t n;
+
+	if (!next_raw(it, &s, &n))
+		return false;
+	make_window(s, n, win);
 	return true;
+}
+
+/*
+ * The first byte of line @s's window (@n bytes, NUL-free), found without
+ * making the window, for the common "[   12.345678] text" line: what
+ * make_window() would do, bounded like it by the window.  0 when the line
+ * is of another shape, or its window would be empty or start with '\r':
+ * make_window() decides those.
+ */
+static char peek_first(const char *s, size_t n)
+{
+	size_t w = n < LINE_WINDOW - 1 ? n : LINE_WINDOW - 1;
+	size_t p = 0, q;
+	const char *close;
+
+#define AT(i)	((i) < w ? s[i] : '\0')
+	/* '[' first: not "<N>", a kmsg header or a syslog date */
+	if (AT(0) != '[')
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		for (q = p; is_blank(AT(q)); q++)
+			;
+		if (AT(q) != '[' || AT(q + 1) == '<')
+			break;
+		close = memchr(s + q, ']', w - q < MAX_BRACKET_PREFIX ?
+					   w - q : MAX_BRACKET_PREFIX);
+		if (!close)
+			break;
+		p = (size_t)(close - s) + 1;
+	}
+	while (is_blank(AT(p)))
+		p++;
+	/* "\r..." may trim to an empty window; a "kernel: " tag starts
+	 * with 'k', which the caller hands to make_window() anyway
+	 */
+	return AT(p) == '\r' ? '\0' : AT(p);
+#undef AT
 }
 
 /* Strip "_noprof" (6.10+ allocation profiling) from the end of a name. */
@@ -866,7 +927,7 @@ static bool classify_start(const char *line, struct report *r, bool lockup)
 		set_report(r, K_LIST, head, true);
 		return true;
 	}
-	if (strstr(s, HARD_LOCKUP)) {
+	if (lockup && strstr(s, HARD_LOCKUP)) {
 		set_report(r, K_HARD_LOCKUP, "hard lockup", true);
 		return true;
 	}
@@ -1097,8 +1158,10 @@ int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 	struct report r = { .kind = K_NONE };
 	struct collector c = { .sig = ret_sig };
 	struct lines it, last = { NULL, NULL, false };
-	const char *line;
+	const char *line, *ls;
 	bool found = false, lockup;
+	size_t ln;
+	char first;
 
 	if (!ret_sig || (!log && len))
 		return -EINVAL;
@@ -1109,7 +1172,17 @@ int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 	it.nul = len && memchr(log, '\0', len);
 	lockup = len && memmem(log, len, HARD_LOCKUP, strlen(HARD_LOCKUP));
 
-	for (line = it.p; next_line(&it, win); line = it.p) {
+	for (line = it.p; next_raw(&it, &ls, &ln); line = it.p) {
+		/* most lines: rejected on their first byte, no window made
+		 * ('w', 'N', 'r': detector prefixes classify_start() skips)
+		 */
+		first = lockup ? 0 : peek_first(ls, ln);
+		if (first && !may_open_report(&first, false) &&
+		    first != 'w' && first != 'N' && first != 'r') {
+			last = (struct lines){ line, it.end, it.nul };
+			continue;
+		}
+		make_window(ls, ln, win);
 		if (classify_start(win, &r, lockup)) {
 			found = true;
 			break;

@@ -170,6 +170,59 @@ static void test_corpus(void **state)
 	same(NULL, 0);
 }
 
+/*
+ * Lines whose window the scan reads without making it (peek_first()):
+ * bracket groups, blanks and report openers around the 48-byte bracket
+ * limit and the 511-byte window, then a report so that both paths run.
+ */
+static void test_peek_shapes(void **state)
+{
+	static const char *const heads[] = {
+		"[", "[ ", "[   12.345678]", "[   12.345678] ", "[1][2]",
+		"[1] [2] [3] ", "[<ffffffff81000000>] ", "[1] [<ff>] ",
+		"[1]\t", "[1] kernel: ", "[1] kernel:", "[1] \r", "[1]\r",
+		"[T1] [C2] kernel:  ", "[1] watchdog: ", "[1] NMI watchdog: ",
+		"[1] rcu: ", "[1] ]", "[]", "[1] [2", "[ 0.000000] [",
+	};
+	static const char *const tails[] = {
+		"", " ", "BUG: kernel NULL pointer dereference, address: 0",
+		"Oops: 0002 [#1] SMP", "x Watchdog detected hard LOCKUP on cpu 1",
+		"INFO: rcu_sched self-detected stall on CPU", "kernel BUG at a.c:1!",
+		"text", "\r", "wake", "Normal", "r",
+	};
+	static char buf[4096];
+	size_t h, t, pad;
+	(void)state;
+
+	for (h = 0; h < sizeof(heads) / sizeof(*heads); h++)
+		for (t = 0; t < sizeof(tails) / sizeof(*tails); t++)
+			for (pad = 0; pad < 560; pad += pad < 60 ? 1 : 37) {
+				size_t n, hl = strlen(heads[h]);
+
+				/* a line before: the last non-empty one if
+				 * the line looked at is empty
+				 */
+				n = (size_t)snprintf(buf, sizeof(buf),
+						     "[ 0.5] earlier line\n");
+				/* the head, then blanks or a bracket body */
+				memcpy(buf + n, heads[h], hl);
+				n += hl;
+				memset(buf + n, pad % 3 ? ' ' : 'x', pad);
+				n += pad;
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+						      "%s", tails[t]);
+				/* alone: the last non-empty line, or not */
+				same(buf, n);
+				/* before another line, and a report */
+				memcpy(buf + n, "\nplain\n", 7);
+				same(buf, n + 7);
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+						      "\nBUG: x\nCall Trace:\n"
+						      "f+0x1/0x2\n");
+				same(buf, n);
+			}
+}
+
 /* From every line on, and every prefix up to each line end. */
 static void test_corpus_lines(void **state)
 {
@@ -313,6 +366,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_lines),
+		cmocka_unit_test(test_peek_shapes),
 		cmocka_unit_test(test_mutations),
 	};
 	int r = cmocka_run_group_tests(tests, setup, teardown);
