@@ -158,6 +158,9 @@ done
 touch "$tmp/inflight.stop"
 inflight_max=$(cat "$tmp/inflight")
 fetch_metrics
+# netoopsd's own high-water mark, when it has one, misses no peak
+n=$(metric netoops_dumps_in_memory_max)
+[ "$n" -le "$inflight_max" ] || inflight_max=$n
 d_last=$(metric netoops_workers_last_active_ms)
 commit=$(metric netoops_store_last_commit_ms)
 received=$(metric netoops_packets_received_total)

@@ -150,6 +150,8 @@ struct store_stats {
 	_Atomic uint64_t last_commit_ms;	/* unix ms */
 	_Atomic uint64_t queued;		/* gauge */
 	_Atomic uint64_t lat_bucket[8];		/* histogram, see metrics.c */
+	_Atomic uint64_t in_memory_max;		/* most dumps held in memory
+						 * at once (finished_dump()) */
 };
 
 /* Spool and resume counters (spool.c, resume.c). */

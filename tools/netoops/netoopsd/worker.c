@@ -21,6 +21,7 @@
 
 #define RELAXED memory_order_relaxed
 #define INC(x) atomic_fetch_add_explicit(&(x), 1, RELAXED)
+#define LOAD(x) atomic_load_explicit(&(x), RELAXED)
 
 /* ---- bounded pointer queues (worker -> finisher -> store) ----------- */
 
@@ -200,6 +201,27 @@ static const char *nd_host(const struct netoops_dump *nd)
 }
 
 /*
+ * The high-water mark of dumps held in memory: open in the reassemblers
+ * (as of their last batch), waiting for a finisher, for the spool, or
+ * held by the spool; for the RSS per dump of bench/collector.
+ */
+static void note_in_memory(struct daemon *d)
+{
+	uint64_t n = LOAD(d->sst.pending) + LOAD(d->sst.queued) +
+		     LOAD(d->spst.held), max;
+	int i;
+
+	for (i = 0; i < d->cfg.workers; i++)
+		n += LOAD(d->workers[i].st.open_dumps);
+	max = LOAD(d->sst.in_memory_max);
+	while (n > max &&
+	       !atomic_compare_exchange_weak_explicit(&d->sst.in_memory_max,
+						      &max, n, RELAXED,
+						      RELAXED))
+		;
+}
+
+/*
  * A finished dump (complete or partial) goes to the finishers, a partial
  * one with the datagrams kept of it (resume.c).
  */
@@ -235,10 +257,12 @@ static void finish_dump(struct worker *w, struct netoops_dump *nd)
 		netoops_dump_free(nd);
 		ptrq_push(&w->d->dq, q,
 			  netoops_packed_size(q->pd) + q->dgrams_len);
+		note_in_memory(w->d);
 		return;
 	}
 	q->nd = nd;
 	ptrq_push(&w->d->dq, q, sizeof(*nd) + nd->payload_len + q->dgrams_len);
+	note_in_memory(w->d);
 }
 
 static void process(struct worker *w, const uint8_t *buf, size_t len,
