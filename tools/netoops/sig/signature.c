@@ -407,6 +407,14 @@ static char peek_first(const char *s, size_t n)
 	/* '[' first: not "<N>", a kmsg header or a syslog date */
 	if (AT(0) != '[')
 		return 0;
+	/* most often one timestamp, one blank, then text */
+	if (AT(1) != '<') {
+		close = memchr(s, ']', w < MAX_BRACKET_PREFIX ? w :
+					MAX_BRACKET_PREFIX);
+		if (close && (size_t)(close - s) + 3 <= w && close[1] == ' ' &&
+		    close[2] != '[' && close[2] != '\r' && !is_blank(close[2]))
+			return close[2];
+	}
 	for (int i = 0; i < 2; i++) {
 		for (q = p; is_blank(AT(q)); q++)
 			;
@@ -1152,6 +1160,24 @@ static void finish(struct netoops_sig *sig, enum sig_kind kind)
 		 (unsigned long long)fnv1a64(sig->text));
 }
 
+/*
+ * Whether @str occurs in the @len bytes at @p: memchr() for its first
+ * byte, then a compare (glibc's memmem() is a byte-wise two-way search).
+ */
+static bool has_string(const char *p, size_t len, const char *str)
+{
+	size_t n = strlen(str);
+	const char *end = p + len, *q;
+
+	while ((size_t)(end - p) >= n &&
+	       (q = memchr(p, str[0], (size_t)(end - p) - n + 1))) {
+		if (!memcmp(q, str, n))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
 int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 {
 	char win[LINE_WINDOW];
@@ -1170,7 +1196,7 @@ int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 	it.end = log ? log + len : log;
 	/* a line is a substring of the log: what the log lacks, lines lack */
 	it.nul = len && memchr(log, '\0', len);
-	lockup = len && memmem(log, len, HARD_LOCKUP, strlen(HARD_LOCKUP));
+	lockup = len && has_string(log, len, HARD_LOCKUP);
 
 	for (line = it.p; next_raw(&it, &ls, &ln); line = it.p) {
 		/* most lines: rejected on their first byte, no window made
