@@ -599,7 +599,8 @@ struct netoops_reasm;
 uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total);
 
 /**
- * netoops_dump_hash() - hash of a dump's identity (FNV-1a, 64 bit)
+ * netoops_dump_hash() - hash of a dump's identity (64 bit, not stable
+ *	across versions or hosts: for tables in memory)
  * @key:	the sender's key (struct netoops_src), or NULL
  * @key_len:	its length, 0 with NULL
  * @boot_id:	the dump's boot_id

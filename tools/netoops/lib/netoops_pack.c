@@ -79,8 +79,14 @@ size_t netoops_squeeze_bound(size_t len)
 static size_t zeros_at(const uint8_t *p, size_t n)
 {
 	size_t i = 0;
-	uint64_t w;
+	uint64_t w, x[4];
 
+	/* 32 bytes a step through the long zero runs of a metadata struct */
+	for (; n - i >= 32; i += 32) {
+		memcpy(x, p + i, 32);
+		if (x[0] | x[1] | x[2] | x[3])
+			break;
+	}
 	for (; n - i >= 8; i += 8) {
 		memcpy(&w, p + i, 8);
 		if (w)

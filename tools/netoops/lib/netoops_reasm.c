@@ -166,19 +166,51 @@ static uint64_t fnv(uint64_t h, const void *buf, size_t len)
 	return h;
 }
 
+#define MIX_K	0x9e3779b97f4a7c15ull
+
+static uint64_t mix_word(uint64_t h, uint64_t w)
+{
+	h ^= w;
+	return (h << 29 | h >> 35) * MIX_K;
+}
+
+/* @buf 8 bytes at a time (the last ones zero-padded) into @h. */
+static uint64_t mix(uint64_t h, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t w;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = mix_word(h, w);
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = mix_word(h, w);
+	}
+	return h;
+}
+
+/*
+ * A word at a time, then a finalizer that spreads every bit to the low
+ * ones the tables use: FNV-1a byte by byte was 9% of a receive thread's
+ * instructions (two lookups per datagram).  In memory only.
+ */
 uint64_t netoops_dump_hash(const void *key, size_t key_len,
 			   const uint8_t boot_id[16], uint64_t dump_id)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	uint8_t id[8];
-	int i;
 
-	for (i = 0; i < 8; i++)
-		id[i] = (uint8_t)(dump_id >> (8 * i));
-	h = fnv(h, key, key_len);
-	h = fnv(h, &key_len, sizeof(key_len));
-	h = fnv(h, boot_id, 16);
-	return fnv(h, id, sizeof(id));
+	h = mix(h, key, key_len);
+	h = mix_word(h, key_len);
+	h = mix(h, boot_id, 16);
+	h = mix_word(h, dump_id);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 33;
 }
 
 static struct rdump **lookup(struct netoops_reasm *r, uint64_t h,
