@@ -659,6 +659,10 @@ static void set_range(uint8_t *map, size_t off, size_t len)
 		set_bit(map, off++);
 }
 
+_Static_assert(offsetof(struct netoops_dump, payload) >=
+	       offsetof(struct netoops_dump, meta) +
+	       sizeof(struct netoops_meta), "meta must come right before payload");
+
 /* Bits [i, i + 64) of @map, i a multiple of 8, bit i lowest. */
 static uint64_t word_at(const uint8_t *map, size_t i)
 {
@@ -706,11 +710,17 @@ static bool any_in_range(const uint8_t *map, size_t off, size_t len)
 /* An open dump as a struct netoops_dump; its payload moves there. */
 static struct netoops_dump *hand_out(struct rdump *d)
 {
-	struct netoops_dump *out = calloc(1, sizeof(*out));
+	struct netoops_dump *out = malloc(sizeof(*out));
 	size_t i, n = 0, start, total = d->payload_total;
 
 	if (!out)
 		return NULL;
+	/* cleared around the 11 KiB metadata, which is copied or cleared
+	 * below: not cleared and then copied over
+	 */
+	memset(out, 0, offsetof(struct netoops_dump, meta));
+	memset((uint8_t *)out + offsetof(struct netoops_dump, payload), 0,
+	       sizeof(*out) - offsetof(struct netoops_dump, payload));
 	/* count the gaps first to allocate exactly */
 	for (i = find_bit(d->have, 0, total, false); i < total;
 	     i = find_bit(d->have, i, total, false)) {
@@ -744,6 +754,8 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	if (d->meta) {
 		out->has_meta = true;
 		out->meta = *d->meta;
+	} else {
+		memset(&out->meta, 0, sizeof(out->meta));
 	}
 	out->payload = d->payload;
 	d->payload = NULL;
