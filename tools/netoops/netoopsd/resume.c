@@ -222,8 +222,16 @@ void keep_datagram(struct worker *w, const void *key, size_t key_len,
 			cap = e->cap * 2;
 		while (cap - e->len < np->raw_len)
 			cap *= 2;
-		if (!kroom(w, e, cap - e->cap))
-			goto dropped;
+		if (!kroom(w, e, cap - e->cap)) {
+			/* a budget below the whole dump: from 4 KiB, as
+			 * before, keeping what fits
+			 */
+			cap = e->cap ? 0 : 4096;
+			while (cap && cap - e->len < np->raw_len)
+				cap *= 2;
+			if (!cap || !kroom(w, e, cap - e->cap))
+				goto dropped;
+		}
 		buf = realloc(e->buf, cap);
 		if (!buf)
 			goto dropped;
