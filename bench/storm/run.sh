@@ -17,7 +17,8 @@
 # interleaved), RATE (packets/s, 0 = as fast as possible), RCVBUF (socket
 # buffer bytes, SO_RCVBUFFORCE as root), WORKERS, SYNC (full|normal),
 # ARCHIVE=1 (netoopsd --archive, its defaults), KEEP=1 keeps the temporary
-# directory.
+# directory, DB (netoopsd's and the CLI's --db; default a SQLite file in
+# the temporary directory: another store backend is given here).
 set -euo pipefail
 
 HOSTS=${HOSTS:-10000}
@@ -27,6 +28,7 @@ RATE=${RATE:-0}
 RCVBUF=${RCVBUF:-1073741824}
 WORKERS=${WORKERS:-2}
 SYNC=${SYNC:-full}
+DB=${DB:-}
 LIMIT_S=${LIMIT_S:-150}		# whole run bound
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,14 +62,16 @@ wait_file() {
 
 kv() { sed -n "s/^$1=//p" "$2"; }
 
-# GET /metrics over bash's /dev/tcp; prints the value of metric $1.
-metric() {
-	local v
+# GET /metrics over bash's /dev/tcp into $tmp/metrics; metric prints the
+# value of metric $1 (name and labels as rendered) from it.
+fetch_metrics() {
 	exec 3<>"/dev/tcp/127.0.0.1/$mport"
 	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-	v=$(awk -v m="$1" '$1 == m { print $2 }' <&3)
+	cat <&3 >"$tmp/metrics"
 	exec 3<&-
-	echo "${v:-0}"
+}
+metric() {
+	awk -v m="$1" '$1 == m { v = $2 } END { print v == "" ? 0 : v }' "$tmp/metrics"
 }
 
 echo "== storm: $HOSTS hosts x $SIZE bytes of log, window $WINDOW," \
@@ -77,7 +81,8 @@ echo "== storm: $HOSTS hosts x $SIZE bytes of log, window $WINDOW," \
 	--idle-ms 3000 --max-ms $((LIMIT_S * 1000)) >"$tmp/sink.out" &
 sink_pid=$!
 pids+=("$sink_pid")
-"$netoopsd" --listen 127.0.0.1 --port 0 --db "$tmp/storm.db" \
+db=${DB:-$tmp/storm.db}
+"$netoopsd" --listen 127.0.0.1 --port 0 --db "$db" \
 	--ready-file "$tmp/d.ready" --metrics-listen 127.0.0.1:0 \
 	--rcvbuf "$RCVBUF" --workers "$WORKERS" --sync "$SYNC" \
 	--max-open-dumps $((HOSTS * 2)) --max-memory 2G \
@@ -88,6 +93,31 @@ pids+=("$d_pid")
 wait_file "$tmp/sink.ready"
 wait_file "$tmp/d.ready"
 mport=$(kv metrics_port "$tmp/d.ready")
+# memory before the storm: what the storm adds is over this
+rss0_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$d_pid/status")
+
+# In the background from now on: the most dumps held in memory at once
+# (open, waiting for a finisher or for the spool, kept in memory by the
+# spool), for RSS per in-flight dump; sampled every 20 ms into
+# $tmp/inflight until $tmp/inflight.stop appears.
+inflight_sampler() {
+	local max=0 n
+	until [ -e "$tmp/inflight.stop" ]; do
+		exec 4<>"/dev/tcp/127.0.0.1/$mport" || break
+		printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&4
+		n=$(awk '$1 == "netoops_open_dumps" ||
+			 $1 == "netoops_dumps_pending" ||
+			 $1 == "netoops_store_queue" ||
+			 $1 == "netoops_spool_memory_dumps" { n += $2 }
+			 END { print n + 0 }' <&4)
+		exec 4<&-
+		[ "$n" -le "$max" ] || { max=$n; echo "$max" >"$tmp/inflight"; }
+		sleep 0.02
+	done
+}
+echo 0 >"$tmp/inflight"
+inflight_sampler &
+pids+=("$!")
 
 "$gen" --port "$(kv port "$tmp/sink.ready")" --port "$(kv port "$tmp/d.ready")" \
 	--hosts "$HOSTS" --size "$SIZE" --window "$WINDOW" --rate "$RATE" \
@@ -110,6 +140,7 @@ echo "sink:     $s_pk of $g_pk packets in $s_ms ms = $s_pps packets/s," \
 last_change=$SECONDS
 prev=""
 while :; do
+	fetch_metrics
 	processed=$(metric netoops_packets_processed_total)
 	stored=$(metric netoops_dumps_stored_total)
 	[ "$processed" -ge "$g_pk" ] && [ "$stored" -ge "$HOSTS" ] && break
@@ -124,6 +155,12 @@ while :; do
 	fi
 	sleep 0.05
 done
+touch "$tmp/inflight.stop"
+inflight_max=$(cat "$tmp/inflight")
+fetch_metrics
+# netoopsd's own high-water mark, when it has one, misses no peak
+n=$(metric netoops_dumps_in_memory_max)
+[ "$n" -le "$inflight_max" ] || inflight_max=$n
 d_last=$(metric netoops_workers_last_active_ms)
 commit=$(metric netoops_store_last_commit_ms)
 received=$(metric netoops_packets_received_total)
@@ -136,10 +173,12 @@ lat_max=$(metric netoops_store_latency_max_seconds)
 rss_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$d_pid/status")
 # CPU (utime + stime, clock ticks) of the receiving threads.
 hz=$(getconf CLK_TCK)
-rx_ticks=0
+rx_ticks=0 rx_uticks=0 rx_flt=0
 for t in /proc/"$d_pid"/task/*; do
 	[ "$(cat "$t/comm")" = netoopsd-rx ] || continue
 	rx_ticks=$((rx_ticks + $(awk '{ print $14 + $15 }' "$t/stat")))
+	rx_uticks=$((rx_uticks + $(awk '{ print $14 }' "$t/stat")))
+	rx_flt=$((rx_flt + $(awk '{ print $10 }' "$t/stat")))
 done
 all_ticks=$(awk '{ print $14 + $15 }' "/proc/$d_pid/stat")
 kill -TERM "$d_pid"
@@ -148,9 +187,9 @@ wait "$d_pid" || { echo "netoopsd exited with $?" >&2; cat "$tmp/netoopsd.log" >
 d_ms=$((d_last - g_start)); [ "$d_ms" -gt 0 ] || d_ms=1
 d_pps=$((processed * 1000 / d_ms))
 durable_ms=$((commit - g_start))
-db_complete=$("$cli" --db "$tmp/storm.db" stats --json |
+db_complete=$("$cli" --db "$db" stats --json |
 	      sed -n 's/^ *"complete": \([0-9]*\).*/\1/p')
-db_buckets=$("$cli" --db "$tmp/storm.db" buckets --json | grep -c '"bucket"')
+db_buckets=$("$cli" --db "$db" buckets --json | grep -c '"bucket"')
 echo "netoopsd: $processed of $g_pk packets (received $received, kernel" \
      "drops $kdrops) in $d_ms ms = $d_pps packets/s"
 echo "          dumps complete $complete, partial $partial; in the store:" \
@@ -159,16 +198,24 @@ echo "          last dump durable $durable_ms ms after the storm began;" \
      "store: $lat_cnt transactions, mean $(awk -v s="$lat_sum" -v c="$lat_cnt" \
      'BEGIN { printf "%.1f", c ? s * 1000 / c : 0 }') ms, max" \
      "$(awk -v m="$lat_max" 'BEGIN { printf "%.1f", m * 1000 }') ms"
-echo "          peak RSS $((rss_kb / 1024)) MiB"
+zbytes=$(kv payload_bytes "$tmp/gen.out")
+echo "          peak RSS $((rss_kb / 1024)) MiB ($((rss0_kb / 1024)) MiB" \
+     "before the storm), at most $inflight_max dumps in memory at once" \
+     "(compressed: $zbytes bytes each)"
 s_cpu=$(kv cpu_ms "$tmp/sink.out")
 rx_ms=$((rx_ticks * 1000 / hz))
 echo "cpu:      sink $s_cpu ms = $(awk -v c="$s_cpu" -v p="$s_pk" \
      'BEGIN { printf "%.2f", c * 1000 / p }') us/packet; netoopsd receive" \
      "threads $rx_ms ms = $(awk -v c="$rx_ms" -v p="$processed" \
-     'BEGIN { printf "%.2f", c * 1000 / p }') us/packet; netoopsd in all" \
+     'BEGIN { printf "%.2f", c * 1000 / p }') us/packet ($((rx_uticks * 1000 / hz))" \
+     "ms of it in user space; $rx_flt page faults); netoopsd in all" \
      "$((all_ticks * 1000 / hz)) ms (with inflate, signatures, SQLite)"
 ratio=$(awk -v a="$d_pps" -v b="$s_pps" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
 echo "RESULT hosts=$HOSTS stored_complete=$db_complete sink_pps=$s_pps" \
      "netoopsd_pps=$d_pps ratio=$ratio durable_ms=$durable_ms" \
-     "peak_rss_mib=$((rss_kb / 1024))"
+     "peak_rss_mib=$((rss_kb / 1024)) peak_rss_kib=$rss_kb" \
+     "rss0_kib=$rss0_kb inflight_max=$inflight_max" \
+     "payload_bytes=$zbytes sink_cpu_ms=$s_cpu sink_packets=$s_pk" \
+     "rx_cpu_ms=$rx_ms rx_user_ms=$((rx_uticks * 1000 / hz))" \
+     "rx_faults=$rx_flt rx_packets=$processed"
 [ "$db_complete" = "$HOSTS" ] || { echo "FAIL: not every dump stored complete" >&2; exit 1; }

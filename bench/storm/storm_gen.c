@@ -216,6 +216,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* the compressed size of a dump, for RSS per in-flight dump */
+	{
+		unsigned long long z = 0;
+
+		for (h = 0; h < hosts; h++)
+			z += tzlen[h % ntmpl];
+		printf("payload_bytes=%llu\n", z / hosts);
+	}
 	printf("prep_ms=%llu\n", (unsigned long long)(wall_ms() - t0));
 	fflush(stdout);
 

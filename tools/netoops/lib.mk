@@ -19,7 +19,7 @@
 
 LIB_SRCS := lib/netoops_decode.c lib/netoops_reasm.c lib/netoops_inflate.c \
 	    lib/netoops_auth.c lib/netoops_fec.c lib/netoops_escape.c \
-	    lib/netoops_hex.c
+	    lib/netoops_hex.c lib/netoops_pack.c
 LIB_ENC := enc/netoops_enc.o
 
 build/libnetoops.a: $(LIB_SRCS:%.c=build/%.o) build/$(LIB_ENC)
@@ -32,12 +32,12 @@ build-fuzz/libnetoops.a: $(LIB_SRCS:%.c=build-fuzz/%.o) build-fuzz/$(LIB_ENC)
 NETOOPS_LIBS := -lz -lcrypto -lisal
 VECTORS_DIR := $(TOP)/tests/vectors
 LIB_TESTS := test_roundtrip test_corrupt test_reasm test_vectors test_trust \
-	     test_escape
+	     test_escape test_pack
 LIB_TEST_BINS := $(LIB_TESTS:%=build-san/tests/%)
 
 build-san/tests/%: build-san/tests/%.o build-san/tests/lib_test_util.o \
 		   build-san/libnetoops.a
-	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(NETOOPS_LIBS)
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(NETOOPS_LIBS) -lpthread
 
 # Golden-vector generator and annotated hexdump (optimised build).
 build/tests/gen_vectors: build/tests/gen_vectors.o build/tests/lib_test_util.o \

@@ -5,7 +5,10 @@
 #
 #   build/netoops-sig FILE...       print kind, title, frames, text, hash
 #
-# Checks: sig-unit (cmocka under ASan+UBSan over tests/signatures/: golden
+# Checks: sig-diff (the scan gives exactly what the reference
+# implementation tests-sig/signature_ref.c gives, over the corpus, storm
+# logs and their mutations); sig-unit (cmocka under ASan+UBSan over
+# tests/signatures/: golden
 # titles/kinds/frames, one hash per BUCKET, -ENOENT without a crash,
 # presentation invariance, bounded random mutations); sig-buckets (the
 # corpus imported with `netoops import-log` shows one `netoops buckets`
@@ -23,11 +26,20 @@ build-san/tests-sig/test_signature: build-san/tests-sig/test_signature.o \
 				    build-san/sig/signature.o
 	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka
 
+build-san/tests-sig/test_sig_diff: build-san/tests-sig/test_sig_diff.o \
+				   build-san/tests-sig/signature_ref.o \
+				   build-san/sig/signature.o \
+				   build-san/tests-collector/gen_dump.o \
+				   build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka -lz -lisal
+build-san/tests-sig/test_sig_diff.o: CPPFLAGS += -Itests-collector
+
 # libFuzzer target, seeded with the golden corpus (copied: libFuzzer
 # writes new inputs into its corpus directory).
 SIG_FUZZ_TIME ?= 20
 build-fuzz/tests-sig/fuzz_signature: build-fuzz/tests-sig/fuzz_signature.o \
-				     build-fuzz/sig/signature.o
+				     build-fuzz/sig/signature.o \
+				     build-fuzz/tests-sig/signature_ref.o
 	$(FUZZ_CC) $(CFLAGS_FUZZ) -fsanitize=fuzzer -o $@ $^
 
 BINS += build/netoops-sig
@@ -39,6 +51,11 @@ sig-unit: build-san/tests-sig/test_signature build-san/netoops-sig
 	@echo "== netoops-sig on the corpus"
 	@build-san/netoops-sig $(SIG_CORPUS)/sysrq-crash-6.12.txt | \
 		grep -qx 'TITLE: Kernel panic: sysrq triggered crash'
+
+.PHONY: sig-diff
+sig-diff: build-san/tests-sig/test_sig_diff
+	@echo "== $<"
+	NETOOPS_SIG_CORPUS=$(SIG_CORPUS) $<
 
 .PHONY: sig-buckets
 sig-buckets: build-san/netoops
@@ -53,4 +70,4 @@ sig-fuzz: build-fuzz/tests-sig/fuzz_signature
 		-artifact_prefix=build-fuzz/sig- build-fuzz/sig-corpus
 	@echo "sig-fuzz: no crash in $(SIG_FUZZ_TIME) s"
 
-CHECKS += sig-unit sig-buckets sig-fuzz
+CHECKS += sig-diff sig-unit sig-buckets sig-fuzz

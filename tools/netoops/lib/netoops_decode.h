@@ -213,7 +213,8 @@ struct netoops_meta {
  *		to netoops_decode_packet() (NULL when @chunk_len is 0)
  * @chunk_len:	bytes at @chunk
  * @has_meta:	NETOOPS_F_META was set; @meta is valid
- * @meta:	parsed metadata TLVs
+ * @meta:	parsed metadata TLVs; without @has_meta left as it was (not
+ *		even cleared: it is most of the struct)
  * @raw:	the whole datagram (the buffer given to netoops_decode_packet())
  * @raw_len:	its length
  * @has_mac:	NETOOPS_F_AUTH was set and the MAC TLV parsed (NOT yet
@@ -598,7 +599,8 @@ struct netoops_reasm;
 uint64_t netoops_reasm_cost(uint32_t pkt_count, uint32_t payload_total);
 
 /**
- * netoops_dump_hash() - hash of a dump's identity (FNV-1a, 64 bit)
+ * netoops_dump_hash() - hash of a dump's identity (64 bit, not stable
+ *	across versions or hosts: for tables in memory)
  * @key:	the sender's key (struct netoops_src), or NULL
  * @key_len:	its length, 0 with NULL
  * @boot_id:	the dump's boot_id

@@ -44,8 +44,11 @@ int netoops_inflate(const void *in, size_t in_len, void *out, size_t out_cap,
 	zs.next_out = out;
 	zs.avail_out = (uInt)out_cap;
 
-	/* One call consumes all input or fills all output. */
-	z = inflate(&zs, Z_NO_FLUSH);
+	/* One call consumes all input or fills all output.  Z_FINISH: a
+	 * stream that ends in this call is not copied into a 32 KiB window
+	 * (allocated for it) in case more calls follow.
+	 */
+	z = inflate(&zs, Z_FINISH);
 	*ret_len = zs.total_out;
 	if (z == Z_STREAM_END) {
 		err = 0;

@@ -256,6 +256,10 @@ char *metrics_render(struct daemon *d, size_t *ret_len)
 	       "Dumps waiting for the store.", LOAD(d->sst.queued));
 	metric(&o, "netoops_open_dumps", "gauge",
 	       "Dumps being reassembled.", open);
+	metric(&o, "netoops_dumps_in_memory_max", "gauge",
+	       "Most dumps held in memory at once: open, waiting to be"
+	       " finished, for the spool or held by it.",
+	       LOAD(d->sst.in_memory_max));
 	metric(&o, "netoops_reassembly_bytes", "gauge",
 	       "Bytes accounted to open dumps and to the checksums kept of"
 	       " completed ones.", buf);

@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include "netoops_decode.h"
+#include "netoops_pack.h"
 #include "store/record.h"
 #include "store/store.h"
 
@@ -149,6 +150,8 @@ struct store_stats {
 	_Atomic uint64_t last_commit_ms;	/* unix ms */
 	_Atomic uint64_t queued;		/* gauge */
 	_Atomic uint64_t lat_bucket[8];		/* histogram, see metrics.c */
+	_Atomic uint64_t in_memory_max;		/* most dumps held in memory
+						 * at once (finished_dump()) */
 };
 
 /* Spool and resume counters (spool.c, resume.c). */
@@ -190,13 +193,17 @@ struct worker {
 	bool replaying;			/* feeding back kept datagrams */
 	struct iovec *arch;		/* datagrams of this batch to archive */
 	int narch;
+	struct netoops_pack_arena *pack;	/* finished dumps, packed
+						 * (freed by store_stop()) */
 };
 
 /*
  * A finished dump on its way to the store: from a worker to a finisher
- * (@nd), then to the spool thread (@rec).
+ * (@pd, or @nd if it could not be packed), then to the spool thread
+ * (@rec).
  */
 struct qdump {
+	struct netoops_packed *pd;
 	struct netoops_dump *nd;
 	struct nstore_dump *rec;
 	uint8_t *dgrams;		/* datagrams of a partial dump, for

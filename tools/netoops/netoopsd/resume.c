@@ -166,6 +166,8 @@ static struct keeper *keeper_new(const struct daemon *d)
 }
 
 /* After a datagram @np brought new data to an open dump. */
+#define KEEP_FIRST_MAX	(64u << 10)	/* first buffer of a dump, at most */
+
 void keep_datagram(struct worker *w, const void *key, size_t key_len,
 		   const struct netoops_packet *np, uint64_t now)
 {
@@ -207,11 +209,29 @@ void keep_datagram(struct worker *w, const void *key, size_t key_len,
 	LRU_ADD(k, e);
 	e->last_ms = now;
 	if (np->raw_len > e->cap - e->len) {
-		cap = e->cap ? e->cap * 2 : 4096;
+		/* room for the whole dump at once if its datagrams are like
+		 * this one (bounded: the sender says how many): growing by
+		 * doubling from 4 KiB copied each dump's datagrams again
+		 */
+		cap = (size_t)np->pkt_count * np->raw_len;
+		if (cap > KEEP_FIRST_MAX)
+			cap = KEEP_FIRST_MAX;
+		if (cap < 4096)
+			cap = 4096;
+		if (e->cap)
+			cap = e->cap * 2;
 		while (cap - e->len < np->raw_len)
 			cap *= 2;
-		if (!kroom(w, e, cap - e->cap))
-			goto dropped;
+		if (!kroom(w, e, cap - e->cap)) {
+			/* a budget below the whole dump: from 4 KiB, as
+			 * before, keeping what fits
+			 */
+			cap = e->cap ? 0 : 4096;
+			while (cap && cap - e->len < np->raw_len)
+				cap *= 2;
+			if (!cap || !kroom(w, e, cap - e->cap))
+				goto dropped;
+		}
 		buf = realloc(e->buf, cap);
 		if (!buf)
 			goto dropped;

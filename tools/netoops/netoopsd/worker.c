@@ -21,6 +21,7 @@
 
 #define RELAXED memory_order_relaxed
 #define INC(x) atomic_fetch_add_explicit(&(x), 1, RELAXED)
+#define LOAD(x) atomic_load_explicit(&(x), RELAXED)
 
 /* ---- bounded pointer queues (worker -> finisher -> store) ----------- */
 
@@ -200,6 +201,27 @@ static const char *nd_host(const struct netoops_dump *nd)
 }
 
 /*
+ * The high-water mark of dumps held in memory: open in the reassemblers
+ * (as of their last batch), waiting for a finisher, for the spool, or
+ * held by the spool; for the RSS per dump of bench/collector.
+ */
+static void note_in_memory(struct daemon *d)
+{
+	uint64_t n = LOAD(d->sst.pending) + LOAD(d->sst.queued) +
+		     LOAD(d->spst.held), max;
+	int i;
+
+	for (i = 0; i < d->cfg.workers; i++)
+		n += LOAD(d->workers[i].st.open_dumps);
+	max = LOAD(d->sst.in_memory_max);
+	while (n > max &&
+	       !atomic_compare_exchange_weak_explicit(&d->sst.in_memory_max,
+						      &max, n, RELAXED,
+						      RELAXED))
+		;
+}
+
+/*
  * A finished dump (complete or partial) goes to the finishers, a partial
  * one with the datagrams kept of it (resume.c).
  */
@@ -225,9 +247,22 @@ static void finish_dump(struct worker *w, struct netoops_dump *nd)
 		netoops_dump_free(nd);
 		return;
 	}
-	q->nd = nd;
 	keep_take(w, nd, &q->dgrams, &q->dgrams_len);
+	/* Packed, it waits in its payload's size (and a slab shared with
+	 * others), not in an 11 KiB struct and the heap's pages; unpacked
+	 * only if there is no memory for that.
+	 */
+	q->pd = netoops_dump_pack(w->pack, nd);
+	if (q->pd) {
+		netoops_dump_free(nd);
+		ptrq_push(&w->d->dq, q,
+			  netoops_packed_size(q->pd) + q->dgrams_len);
+		note_in_memory(w->d);
+		return;
+	}
+	q->nd = nd;
 	ptrq_push(&w->d->dq, q, sizeof(*nd) + nd->payload_len + q->dgrams_len);
+	note_in_memory(w->d);
 }
 
 static void process(struct worker *w, const uint8_t *buf, size_t len,
@@ -489,6 +524,9 @@ int workers_start(struct daemon *d)
 		r = netoops_reasm_new(&lim, &w->reasm);
 		if (r < 0)
 			return r;
+		r = netoops_pack_arena_new(&w->pack);
+		if (r < 0)
+			return r;
 		/* rebuild lost datagrams from parity; check rebuilt MACs */
 		netoops_reasm_enable_fec(w->reasm);
 		if (d->cfg.nr_keys)
@@ -526,10 +564,21 @@ static void lower_priority(struct daemon *d)
 		setpriority(PRIO_PROCESS, gettid(), d->cfg.finish_nice);
 }
 
+/* Done with the dump of @q, packed or not. */
+static void put_dump(struct qdump *q)
+{
+	if (q->pd)
+		netoops_packed_release(q->pd);
+	else
+		netoops_dump_free(q->nd);
+	q->pd = NULL;
+	q->nd = NULL;
+}
+
 static void *finisher_main(void *arg)
 {
 	struct daemon *d = arg;
-	struct netoops_dump *nd;
+	struct netoops_dump *nd, *view;
 	struct nstore_dump *rec;
 	struct qdump *q;
 	void *items[16];
@@ -539,13 +588,19 @@ static void *finisher_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "netoopsd-fin");
 	lower_priority(d);
+	/* packed dumps are unpacked here; their payload stays in place */
+	view = malloc(sizeof(*view));
+	if (!view) {
+		fprintf(stderr, "netoopsd: finisher: out of memory\n");
+		exit(1);
+	}
 	while ((n = ptrq_take(&d->dq, items, 16)) > 0) {
 		for (i = 0; i < n; i++) {
 			uint64_t now_mono = mono_ms();
 			int64_t first_wall;
 
 			q = items[i];
-			nd = q->nd;
+			nd = q->pd ? netoops_dump_unpack(q->pd, view) : q->nd;
 			first_wall = (int64_t)wall_ms() -
 				     (int64_t)(now_mono - nd->first_ms);
 			perr = 0;
@@ -558,7 +613,7 @@ static void *finisher_main(void *arg)
 					" dump: %s: dump lost: %s\n",
 					strerror(-r), buf);
 				INC(d->sst.lost);
-				netoops_dump_free(nd);
+				put_dump(q);
 				free(q->dgrams);
 				free(q);
 				continue;
@@ -568,8 +623,7 @@ static void *finisher_main(void *arg)
 			key_to_src(d, nd, buf, sizeof(buf));
 			rec->src = strdup(buf);
 			rec->stored_ms = wall_ms();
-			netoops_dump_free(nd);
-			q->nd = NULL;
+			put_dump(q);
 			/* The store keeps the compressed payload when there
 			 * is one: the text was only needed for the signature.
 			 */
@@ -582,6 +636,7 @@ static void *finisher_main(void *arg)
 					      rec->log_len) + q->dgrams_len);
 		}
 	}
+	free(view);
 	return NULL;
 }
 
@@ -622,5 +677,8 @@ void store_stop(struct daemon *d)
 	for (i = 0; i < d->cfg.workers; i++) {
 		keeper_free(d->workers[i].keep);
 		d->workers[i].keep = NULL;
+		/* every packed dump is released: the finishers are done */
+		netoops_pack_arena_free(d->workers[i].pack);
+		d->workers[i].pack = NULL;
 	}
 }

@@ -181,13 +181,16 @@ struct report {
 struct lines {
 	const char *p;
 	const char *end;
+	bool nul;		/* a NUL somewhere in [p, end) */
 };
 
 /* Small string helpers working on NUL-terminated windows. */
 
 static bool starts(const char *s, const char *prefix)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	/* the first byte decides for most lines: no call then */
+	return !prefix[0] || (s[0] == prefix[0] &&
+			      strncmp(s, prefix, strlen(prefix)) == 0);
 }
 
 static const char *skip_prefix(const char *s, const char *prefix)
@@ -299,23 +302,41 @@ static const char *skip_syslog_date(const char *s)
  * Read the next line into win (NUL-terminated, at most LINE_WINDOW - 1
  * bytes, prefixes stripped, blanks trimmed).  Return false at the end.
  */
-static bool next_line(struct lines *it, char *win)
+/*
+ * The next line of the log, without its end ('\n' or NUL) and one '\r'
+ * before it: at *ret_s, *ret_n bytes.  Return false at the end.
+ */
+static bool next_raw(struct lines *it, const char **ret_s, size_t *ret_n)
 {
 	const char *s, *e, *nl;
-	size_t n;
-	char *w;
 
 	if (it->p >= it->end)
 		return false;
 	s = it->p;
-	for (nl = s; nl < it->end && *nl != '\n' && *nl != '\0'; nl++)
-		;
+	/* the line ends at the first '\n' or NUL: memchr() is vectorized */
+	nl = memchr(s, '\n', (size_t)(it->end - s));
+	if (!nl)
+		nl = it->end;
+	e = it->nul ? memchr(s, '\0', (size_t)(nl - s)) : NULL;
+	if (e)
+		nl = e;
 	it->p = nl < it->end ? nl + 1 : nl;
 	e = nl;
 	if (e > s && e[-1] == '\r')
 		e--;
+	*ret_s = s;
+	*ret_n = (size_t)(e - s);
+	return true;
+}
 
-	n = (size_t)(e - s);
+/*
+ * Line @s (@n bytes, from next_raw()) into win: NUL-terminated, at most
+ * LINE_WINDOW - 1 bytes, prefixes stripped, blanks trimmed.
+ */
+static void make_window(const char *s, size_t n, char *win)
+{
+	char *w;
+
 	copy_str(win, LINE_WINDOW, s, n);
 
 	w = win;
@@ -355,7 +376,63 @@ static bool next_line(struct lines *it, char *win)
 		n--;
 	memmove(win, w, n);
 	win[n] = '\0';
+}
+
+/* Read the next line into win (make_window()).  False at the end. */
+static bool next_line(struct lines *it, char *win)
+{
+	const char *s;
+	size_t n;
+
+	if (!next_raw(it, &s, &n))
+		return false;
+	make_window(s, n, win);
 	return true;
+}
+
+/*
+ * The first byte of line @s's window (@n bytes, NUL-free), found without
+ * making the window, for the common "[   12.345678] text" line: what
+ * make_window() would do, bounded like it by the window.  0 when the line
+ * is of another shape, or its window would be empty or start with '\r':
+ * make_window() decides those.
+ */
+static char peek_first(const char *s, size_t n)
+{
+	size_t w = n < LINE_WINDOW - 1 ? n : LINE_WINDOW - 1;
+	size_t p = 0, q;
+	const char *close;
+
+#define AT(i)	((i) < w ? s[i] : '\0')
+	/* '[' first: not "<N>", a kmsg header or a syslog date */
+	if (AT(0) != '[')
+		return 0;
+	/* most often one timestamp, one blank, then text */
+	if (AT(1) != '<') {
+		close = memchr(s, ']', w < MAX_BRACKET_PREFIX ? w :
+					MAX_BRACKET_PREFIX);
+		if (close && (size_t)(close - s) + 3 <= w && close[1] == ' ' &&
+		    close[2] != '[' && close[2] != '\r' && !is_blank(close[2]))
+			return close[2];
+	}
+	for (int i = 0; i < 2; i++) {
+		for (q = p; is_blank(AT(q)); q++)
+			;
+		if (AT(q) != '[' || AT(q + 1) == '<')
+			break;
+		close = memchr(s + q, ']', w - q < MAX_BRACKET_PREFIX ?
+					   w - q : MAX_BRACKET_PREFIX);
+		if (!close)
+			break;
+		p = (size_t)(close - s) + 1;
+	}
+	while (is_blank(AT(p)))
+		p++;
+	/* "\r..." may trim to an empty window; a "kernel: " tag starts
+	 * with 'k', which the caller hands to make_window() anyway
+	 */
+	return AT(p) == '\r' ? '\0' : AT(p);
+#undef AT
 }
 
 /* Strip "_noprof" (6.10+ allocation profiling) from the end of a name. */
@@ -787,15 +864,33 @@ static bool classify_oops(const char *s, struct report *r)
 	return true;
 }
 
+#define HARD_LOCKUP	"Watchdog detected hard LOCKUP"
+
+/*
+ * Whether classify_start() could take line @s (detector prefix skipped):
+ * every pattern below starts with one of these bytes, except the hard
+ * LOCKUP one, found anywhere in the line, looked for only if @lockup (the
+ * log holds it somewhere).  Keep in step with classify_start().
+ */
+static bool may_open_report(const char *s, bool lockup)
+{
+	switch (s[0]) {
+	case 'B': case 'I': case 'K': case 'O': case 'P': case 'U': case 'W':
+	case 'd': case 'g': case 'i': case 'k': case 'l': case 's':
+		return true;
+	default:
+		return lockup && strstr(s, HARD_LOCKUP) != NULL;
+	}
+}
+
 /*
  * Does this line open a crash report?  Fill r and return true if so.
  * The order matters only where one pattern is a prefix of another.
  */
-static bool classify_start(const char *line, struct report *r)
+static bool classify_start(const char *line, struct report *r, bool lockup)
 {
 	const char *s = line, *p;
 
-	memset(r, 0, sizeof(*r));
 	/* pr_fmt prefixes of the detectors */
 	static const char *const detectors[] = {
 		"watchdog: ", "NMI watchdog: ", "rcu: ",
@@ -808,6 +903,10 @@ static bool classify_start(const char *line, struct report *r)
 			break;
 		}
 	}
+	/* Most lines open no report: their first byte says so already. */
+	if (!may_open_report(s, lockup))
+		return false;
+	memset(r, 0, sizeof(*r));
 
 	p = skip_prefix(s, "Kernel panic - not syncing:");
 	if (p) {
@@ -836,7 +935,7 @@ static bool classify_start(const char *line, struct report *r)
 		set_report(r, K_LIST, head, true);
 		return true;
 	}
-	if (strstr(s, "Watchdog detected hard LOCKUP")) {
+	if (lockup && strstr(s, HARD_LOCKUP)) {
 		set_report(r, K_HARD_LOCKUP, "hard lockup", true);
 		return true;
 	}
@@ -1061,32 +1160,68 @@ static void finish(struct netoops_sig *sig, enum sig_kind kind)
 		 (unsigned long long)fnv1a64(sig->text));
 }
 
+/*
+ * Whether @str occurs in the @len bytes at @p: memchr() for its first
+ * byte, then a compare (glibc's memmem() is a byte-wise two-way search).
+ */
+static bool has_string(const char *p, size_t len, const char *str)
+{
+	size_t n = strlen(str);
+	const char *end = p + len, *q;
+
+	while ((size_t)(end - p) >= n &&
+	       (q = memchr(p, str[0], (size_t)(end - p) - n + 1))) {
+		if (!memcmp(q, str, n))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
 int netoops_signature(const char *log, size_t len, struct netoops_sig *ret_sig)
 {
 	char win[LINE_WINDOW];
-	char last[LINE_WINDOW] = "";
 	struct report r = { .kind = K_NONE };
 	struct collector c = { .sig = ret_sig };
-	struct lines it;
-	bool found = false;
+	struct lines it, last = { NULL, NULL, false };
+	const char *line, *ls;
+	bool found = false, lockup;
+	size_t ln;
+	char first;
 
 	if (!ret_sig || (!log && len))
 		return -EINVAL;
 	memset(ret_sig, 0, sizeof(*ret_sig));
 	it.p = log;
 	it.end = log ? log + len : log;
+	/* a line is a substring of the log: what the log lacks, lines lack */
+	it.nul = len && memchr(log, '\0', len);
+	lockup = len && has_string(log, len, HARD_LOCKUP);
 
-	while (next_line(&it, win)) {
-		if (classify_start(win, &r)) {
+	for (line = it.p; next_raw(&it, &ls, &ln); line = it.p) {
+		/* most lines: rejected on their first byte, no window made
+		 * ('w', 'N', 'r': detector prefixes classify_start() skips)
+		 */
+		first = lockup ? 0 : peek_first(ls, ln);
+		if (first && !may_open_report(&first, false) &&
+		    first != 'w' && first != 'N' && first != 'r') {
+			last = (struct lines){ line, it.end, it.nul };
+			continue;
+		}
+		make_window(ls, ln, win);
+		if (classify_start(win, &r, lockup)) {
 			found = true;
 			break;
 		}
+		/* where the last non-empty line is: read again if needed */
 		if (win[0])
-			memcpy(last, win, sizeof(last));
+			last = (struct lines){ line, it.end, it.nul };
 	}
 
 	if (!found) {
-		normalize_msg(last, ret_sig->title, sizeof(ret_sig->title));
+		if (!last.p || !next_line(&last, win))
+			win[0] = '\0';
+		normalize_msg(win, ret_sig->title, sizeof(ret_sig->title));
 		if (!ret_sig->title[0])
 			copy_str(ret_sig->title, sizeof(ret_sig->title),
 				 "unknown", 7);

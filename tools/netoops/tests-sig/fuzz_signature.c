@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the crash signature library: any input must give
- * 0 or -ENOENT, well-formed strings, and the same answer twice.
+ * 0 or -ENOENT, well-formed strings, the same answer twice, and exactly
+ * the answer of the reference implementation (signature_ref.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -11,6 +12,8 @@
 #include "sig/signature.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int netoops_signature_ref(const char *log, size_t len,
+			  struct netoops_sig *ret_sig);
 
 static void check(int ok)
 {
@@ -35,5 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      a.frames[i][0]);
 	rb = netoops_signature((const char *)data, size, &b);
 	check(ra == rb && !strcmp(a.hash, b.hash) && !strcmp(a.text, b.text));
+	rb = netoops_signature_ref((const char *)data, size, &b);
+	check(ra == rb && !memcmp(&a, &b, sizeof(a)));
 	return 0;
 }

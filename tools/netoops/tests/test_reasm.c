@@ -958,6 +958,118 @@ static void test_overlap(void **state)
 	free(p);
 }
 
+/*
+ * Gap lists and overlap checks over the payload bitmap, searched 64 bits
+ * at a time: random chunk layouts on payloads around byte and 64-bit
+ * boundaries, the gaps handed out compared with a bit-by-bit reference,
+ * the bytes of every gap zero (the payload is not cleared when it is
+ * allocated), overlaps refused exactly when a byte differs.
+ */
+static void test_gap_edges(void **state)
+{
+	static const uint32_t sizes[] = {
+		1, 2, 7, 8, 9, 63, 64, 65, 127, 128, 129, 191, 192, 193,
+		255, 256, 257, 1000, 4095, 4096, 4097, 23456,
+	};
+	struct netoops_packet *p = calloc(1, sizeof(*p));
+	uint8_t *src = malloc(23456), *have = malloc(23456);
+	uint32_t seed = 12345;
+	size_t si;
+	(void)state;
+
+	assert_non_null(p);
+	assert_non_null(src);
+	assert_non_null(have);
+	for (size_t i = 0; i < 23456; i++)
+		src[i] = (uint8_t)(i * 7 + 1) | 1;	/* never zero */
+	for (si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
+		for (int round = 0; round < 60; round++) {
+			uint32_t total = sizes[si], npk = 1 + round % 12;
+			struct netoops_reasm *r = reasm(0, 0, 0, 0, 0);
+			struct netoops_dump *x = NULL;
+			enum netoops_err why;
+			uint32_t k, i, ngaps = 0, missing = 0;
+
+			memset(have, 0, total);
+			memset(p, 0, sizeof(*p));
+			memcpy(p->boot_id, tu_boot_id, 16);
+			p->dump_id = 7;
+			p->pkt_count = (uint16_t)(npk + 1);	/* one never sent */
+			p->payload_total = total;
+			for (k = 0; k < npk; k++) {
+				uint32_t off, len;
+				bool clash = false;
+				int rc;
+
+				seed = seed * 1103515245 + 12345;
+				off = (seed >> 8) % total;
+				seed = seed * 1103515245 + 12345;
+				len = (seed >> 8) % (total - off + 1);
+				if (round % 5 == 0)	/* boundaries */
+					off = off / 64 * 64 + (round % 3 ? 63 : 0);
+				if (off >= total)
+					off = total - 1;
+				if (off + len > total)
+					len = total - off;
+				p->pkt_index = (uint16_t)k;
+				p->payload_off = off;
+				p->chunk = src + off;
+				p->chunk_len = len;
+				p->checksum = k + 1;
+				/* a byte changed where it overlaps: conflict */
+				if (len && round % 4 == 1) {
+					static uint8_t alt[23456];
+
+					memcpy(alt, src + off, len);
+					alt[len - 1] ^= 0x80;
+					p->chunk = alt;
+					clash = have[off + len - 1];
+				}
+				rc = netoops_reasm_add(r, "g", 1, p, 0, &x, &why);
+				if (clash) {
+					assert_int_equal(rc, -EEXIST);
+					continue;
+				}
+				assert_int_equal(rc, NETOOPS_REASM_ACCEPTED);
+				/* the reference follows what is stored */
+				if (p->chunk != src + off)
+					src[off + len - 1] ^= 0x80;
+				memset(have + off, 1, len);
+			}
+			assert_int_equal(netoops_reasm_expire(r, TIMEOUT, &x),
+					 1);
+			assert_non_null(x);
+			for (i = 0; i < total; i++) {
+				if (have[i]) {
+					assert_int_equal(x->payload[i], src[i]);
+					continue;
+				}
+				assert_int_equal(x->payload[i], 0);
+				missing++;
+				if (i == 0 || have[i - 1]) {
+					assert_true(ngaps < x->nr_gaps);
+					assert_int_equal(x->gaps[ngaps].off, i);
+					ngaps++;
+				}
+				if (i + 1 == total || have[i + 1])
+					assert_int_equal(x->gaps[ngaps - 1].off +
+							 x->gaps[ngaps - 1].len,
+							 i + 1);
+			}
+			assert_int_equal(x->nr_gaps, ngaps);
+			assert_int_equal(x->missing_bytes, missing);
+			netoops_dump_free(x);
+			netoops_reasm_free(r);
+			/* restore the flipped bytes for the next round */
+			for (i = 0; i < 23456; i++)
+				src[i] = (uint8_t)(i * 7 + 1) | 1;
+		}
+	}
+	free(have);
+	free(src);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1092,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_downgrade, setup,
 						teardown),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_gap_edges),
 		cmocka_unit_test(test_partial_inflate),
 		cmocka_unit_test(test_inflate),
 		cmocka_unit_test_setup_teardown(test_dump_text_plain, setup,
