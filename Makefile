@@ -10,9 +10,12 @@
 #   make check-guest  kselftests and crash tests in guests of both Debian
 #                   kernels
 #   make check-debug  build a lockdep/KASAN/kmemleak kernel from
-#                   linux-source-6.12 with the project in the tree (cached
+#                   linux-source-6.12 with the series below applied (cached
 #                   in /var/cache/netoops) and run the kselftests, a stress
 #                   test and the crash tests on it: no splat allowed
+#   make series     the project as a patch series against pristine
+#                   linux-source-6.12 in out/series/, each patch through
+#                   checkpatch.pl --strict (scripts/make-series.sh)
 #   make check-flakes kselftests and crash tests FLAKE_ROUNDS times (10) on
 #                   each Debian kernel, each round's evidence kept in
 #                   out/flakes/<kernel>/round-<i>; a pass-rate table per
@@ -32,7 +35,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
 
-.PHONY: all modules tools check check-tools check-guest check-debug check-flakes check-deb deb demo deps clean
+.PHONY: all modules tools check check-tools check-guest check-debug check-flakes check-deb deb demo deps series clean
 
 all: modules
 
@@ -65,6 +68,9 @@ check-debug:
 
 deb:
 	scripts/build-deb.sh
+
+series:
+	scripts/make-series.sh
 
 check-deb:
 	tests/packaging/run.sh

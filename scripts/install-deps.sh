@@ -20,7 +20,7 @@ PKGS=(
 	chromium
 	systemd strace
 	libisal-dev
-	linux-source-6.12
+	linux-source-6.12 python3-ply python3-git
 	debhelper dh-dkms dkms dpkg-dev fakeroot lintian mmdebstrap shellcheck
 )
 

@@ -3,16 +3,19 @@
 #
 # tests/debug-kernel/build.sh - build a small debug kernel (lockdep, KASAN,
 # debug objects, kmemleak, list debugging) from Debian's linux-source-6.12
-# with the project dropped into the tree (scripts/overlay-into-tree.sh), the
-# project's modules built =m through their own Kconfig entries.
+# with the project's patch series (scripts/make-series.sh) applied with git
+# am, the project's modules built =m through their own Kconfig entries.
 #
 # Cache: /var/cache/netoops/debug-kernel (NETOOPS_DEBUG_CACHE) holds the
-# extracted tree, rebuilt from scratch only when the tarball changes.  The
-# overlay touches only files whose content changed and the configuration
-# is regenerated only when a config fragment changed, so a rerun is an
-# incremental kbuild.
+# tree as a git repository (scripts/linux-pristine.sh), extracted again only
+# when the tarball changes.  The series is applied with git am in a
+# temporary worktree and the tree then checks out the result, which
+# rewrites only the files that differ from the last build; the
+# configuration is regenerated only when a config fragment changed, so a
+# rerun is an incremental kbuild.
 #
 # Output, out/debug-kernel/ (NETOOPS_DEBUG_OUT):
+#   series/                  the series applied (make-series.sh's output)
 #   bzImage, release, config, build.log, build-time (seconds, last run)
 #   lib/modules/<release>/   modules_install of the tree (depmod'ed)
 #   modules/                 the project's in-tree built .ko files, and
@@ -46,33 +49,51 @@ die()
 
 start=$(date +%s)
 mkdir -p "$cache" "$out"
+# The tree is a git repository: set, even empty, LOCALVERSION keeps
+# scripts/setlocalversion from appending "+" to the release.
+export LOCALVERSION=
 
-if [ ! -f "$tarball" ]; then
-	[ "$(id -u)" = 0 ] || die "$tarball missing: apt-get install linux-source-6.12 (make deps)"
-	log "installing linux-source-6.12"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends linux-source-6.12 >/dev/null
-	[ -f "$tarball" ] || die "linux-source-6.12 did not provide $tarball"
+# 1. The tree (pristine, as a git repository), the series made in a
+# worktree of it that persists between runs, and the series applied with
+# git am there.  The tree then checks out the result, which rewrites only
+# the files that differ from the last build.
+tree=$(NETOOPS_LINUX_SOURCE=$tarball "$root/scripts/linux-pristine.sh" "$cache")
+wt=$cache/series-worktree
+g()
+{
+	git -C "$tree" -c user.name=netoops -c user.email=netoops@localhost \
+		-c advice.detachedHead=false "$@"
+}
+if ! git -C "$wt" rev-parse -q --verify pristine >/dev/null 2>&1; then
+	rm -rf "$wt"
+	g worktree prune
+	g worktree add -q --detach "$wt" pristine
 fi
-
-# 1. The tree: extracted once per tarball.
-tree=$cache/linux-source-6.12
-tkey=$(stat -c '%n %s %Y' "$tarball")
-if [ ! -f "$tree/Makefile" ] || [ "$(cat "$cache/tree.key" 2>/dev/null)" != "$tkey" ]; then
-	log "extracting $tarball into $cache"
-	rm -rf "$tree" "$cache/tree.key" "$cache/config.key"
-	tar -C "$cache" -xf "$tarball"
-	[ -f "$tree/Makefile" ] || die "$tarball did not give $tree"
-	echo "$tkey" > "$cache/tree.key"
+NETOOPS_SERIES_TREE=$wt NETOOPS_SERIES_OUT=$out/series \
+	NETOOPS_LINUX_SOURCE=$tarball "$root/scripts/make-series.sh" >&2
+made=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+skey=$(cat "$out/series"/*.patch | sha1sum | cut -c1-16)
+if [ "$(cat "$cache/series.key" 2>/dev/null)" != "$skey" ] ||
+   ! g diff --quiet HEAD; then
+	log "applying the series with git am"
+	rm -f "$cache/series.key"
+	git -C "$wt" -c advice.detachedHead=false checkout -q -f --detach pristine
+	git -C "$wt" -c user.name=netoops -c user.email=netoops@localhost \
+		am -q "$out/series"/*.patch ||
+		die "the series does not apply with git am: $out/series"
+	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$made" ] ||
+		die "git am of $out/series gives another tree than make-series.sh made"
+	commit=$(git -C "$wt" rev-parse HEAD)
+	g update-index -q --refresh >/dev/null || true
+	g checkout -q -f -B debug "$commit"
+	echo "$skey" > "$cache/series.key"
 fi
-
-# 2. The project, dropped in.
-"$root/scripts/overlay-into-tree.sh" "$tree" >&2
 
 # A run stopped in step 6 left the option off: put the configuration back.
+# (touch: kbuild syncs include/config/ only from a .config newer than it)
 if [ -f "$tree/.config.dynamic" ]; then
 	mv "$tree/.config.dynamic" "$tree/.config"
+	touch "$tree/.config"
 fi
 
 # 3. Configuration: tinyconfig + the fragments, only when they changed.
@@ -139,11 +160,13 @@ done
 # 6. netconsole without NETCONSOLE_DYNAMIC (upstream's option; the library
 # then registers no configfs directory): the option switched off, the one
 # module rebuilt and copied, the configuration and the module put back.
-# Kbuild's per-option dependencies rebuild netconsole.o alone.
+# Kbuild's per-option dependencies recompile netconsole.o alone; the whole
+# modules target runs so that modpost sees the other modules' exports (a
+# single-module target checks against vmlinux's only, and fails).
 nodyn()
 {
 	make -s -C "$tree" olddefconfig >/dev/null &&
-	make -C "$tree" -j"$jobs" drivers/net/netconsole.ko >> "$out/build.log" 2>&1
+	make -C "$tree" -j"$jobs" modules >> "$out/build.log" 2>&1
 }
 cp "$tree/.config" "$tree/.config.dynamic"
 "$tree/scripts/config" --file "$tree/.config" --disable NETCONSOLE_DYNAMIC
@@ -152,9 +175,12 @@ grep -qx '# CONFIG_NETCONSOLE_DYNAMIC is not set' "$tree/.config" ||
 	die "NETCONSOLE_DYNAMIC stayed on"
 cp "$tree/drivers/net/netconsole.ko" "$out/modules/netconsole_nodynamic.ko"
 mv "$tree/.config.dynamic" "$tree/.config"
+touch "$tree/.config"
 nodyn || die "netconsole rebuilt with NETCONSOLE_DYNAMIC: build failed: $out/build.log"
 cmp -s "$tree/drivers/net/netconsole.ko" "$out/modules/netconsole.ko" ||
 	die "netconsole.ko rebuilt with NETCONSOLE_DYNAMIC differs from the first build"
+! cmp -s "$out/modules/netconsole.ko" "$out/modules/netconsole_nodynamic.ko" ||
+	die "netconsole.ko did not change with NETCONSOLE_DYNAMIC off"
 
 # The project's files must build without a warning in the tree too (both
 # netconsole builds).
