@@ -24,7 +24,12 @@
 # CT_EXTRA_CHECK=FUNCTION a further check of the run (CT_DIR set),
 # CT_QEMU_ARGS further QEMU arguments (split on blanks),
 # CT_EXPECT_PARTIAL=REASON dumps of that reason must be incomplete,
-# CT_COLLECTOR_ARGS further netoopsd arguments (split on blanks).
+# CT_COLLECTOR_ARGS further netoopsd arguments (split on blanks),
+# CT_PRELUDE shell code the guest runs before anything else,
+# CT_REBOOTS=1 when the crash reboots the guest in the same QEMU process
+# (GH_REBOOT=1) and a second boot ends the run: each log is then cut in
+# two, the second boot's part in serial-boot2.log, serial-boot2.ts and
+# results-boot2.log.
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -73,6 +78,7 @@ ct__guest_script()
 . /etc/guest-lib.sh
 set -u
 EOF
+	[ -z "${CT_PRELUDE:-}" ] || printf '%s\n' "$CT_PRELUDE"
 	if [ "${CT_MODULE:-}" = netoops_crashtest ]; then
 		echo 'modprobe netoops_crashtest || { echo "CT-ERROR no netoops_crashtest"; exit 1; }'
 	fi
@@ -156,6 +162,10 @@ ct_crash_run()
 		mv "$GH_OUT/runs/$name.udp" "$CT_DIR/received.udp"
 		rm -f "$GH_OUT/runs/$name.udp.ready"
 	fi
+	if [ "${CT_REBOOTS:-0}" = 1 ] && ! ct__split_boots; then
+		echo "no second boot on the console (serial.log, results.log)"
+		return 1
+	fi
 	grc=$(gh_guest_rc "$name")
 	if [ -n "$(gh_netfail "$name")" ]; then
 		echo "guest network setup failed: $(gh_netfail "$name")"
@@ -183,6 +193,26 @@ ct_crash_run()
 		return 1
 	fi
 	ct__check "$mode"
+}
+
+# ct__split_boots: cut serial.log, serial.ts and results.log where the
+# second boot begins (its "Linux version" banner; the init's second
+# @@GH-BEGIN@@), the second boot's part going to *-boot2.*.
+ct__split_boots()
+{
+	local f n re
+
+	for f in serial.log serial.ts results.log; do
+		case $f in
+		results.log) re='^@@GH-BEGIN@@$' ;;
+		*) re='\] Linux version ' ;;
+		esac
+		n=$(grep -n -E "$re" "$CT_DIR/$f" | sed -n '2s/:.*//p')
+		[ -n "$n" ] || return 1
+		tail -n "+$n" "$CT_DIR/$f" > "$CT_DIR/${f%.*}-boot2.${f##*.}"
+		head -n "$((n - 1))" "$CT_DIR/$f" > "$CT_DIR/$f.boot1"
+		mv "$CT_DIR/$f.boot1" "$CT_DIR/$f"
+	done
 }
 
 # ct__timeout_report: say where a guest that QEMU's timeout killed stood:

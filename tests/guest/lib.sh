@@ -414,8 +414,12 @@ gh_boot()
 	# serial.ts: each console line with the host time it came out at
 	python3 "$GH_ROOT/tests/guest/serial_ts.py" "$run/serial.log" "$run/serial.ts" &
 	local stamper=$!
+	# GH_REBOOT=1: a reset reboots the guest in the same QEMU process
+	# (RAM kept), the init runs the script again; poweroff ends QEMU.
+	local reboot=(-no-reboot)
+	[ "${GH_REBOOT:-0}" = 1 ] && reboot=()
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
-		-m 512 -smp "$GH_SMP" -no-reboot -display none -monitor none \
+		-m 512 -smp "$GH_SMP" "${reboot[@]}" -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
 		-append "console=ttyS0,115200 panic=1 no_timer_check $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
