@@ -80,9 +80,21 @@ nd_refused "missing device" "@/nosuch$NL_TAG,6666@$NL_REMOTE_IP/" \
 	"No such device"
 nd_refused "unparsable port" "x6665@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/" \
 	"Operation not permitted"
-nd_refused "release without extended" \
-	"r6665@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/$NL_REMOTE_MAC" \
-	"Invalid argument"
+# "r" without "+": refused, unless NETCONSOLE_EXTENDED_LOG makes every
+# target extended (the debug kernel's), as upstream.
+rel="r6665@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/$NL_REMOTE_MAC"
+if [ "$(nl_kconfig_y NETCONSOLE_EXTENDED_LOG)" = 1 ]; then
+	nd_load "$rel" ||
+		nl_fail "release, extended by default: $(cat "$NL_TMP/insmod.err")"
+	nl_kmsg "release $NL_TAG"
+	nl_wait_grep "$NL_TMP/rx" "release $NL_TAG" 10 ||
+		nl_fail "release target: 'release $NL_TAG' not received"
+	grep -F "release $NL_TAG" "$NL_TMP/rx" | grep -qF "$(uname -r)," ||
+		nl_fail "release target: no '$(uname -r),' before the message"
+	rmmod netconsole || nl_fail "rmmod netconsole failed"
+else
+	nd_refused "release without extended" "$rel" "Invalid argument"
+fi
 nd_refused "good then missing device" \
 	"$good;@/nosuch$NL_TAG,6666@$NL_REMOTE_IP/" "No such device"
 nd_load "$good" || nl_fail "reload after refusals: $(cat "$NL_TMP/insmod.err")"
