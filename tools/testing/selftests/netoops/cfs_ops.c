@@ -43,9 +43,18 @@ static size_t unescape(const char *in, char *out)
 		}
 		in++;
 		switch (*in) {
-		case 'n': out[n++] = '\n'; in++; break;
-		case 't': out[n++] = '\t'; in++; break;
-		case '0': out[n++] = '\0'; in++; break;
+		case 'n':
+			out[n++] = '\n';
+			in++;
+			break;
+		case 't':
+			out[n++] = '\t';
+			in++;
+			break;
+		case '0':
+			out[n++] = '\0';
+			in++;
+			break;
 		case 'x': {
 			unsigned int v = 0;
 
@@ -58,7 +67,9 @@ static size_t unescape(const char *in, char *out)
 			}
 			break;
 		}
-		default: out[n++] = *in++; break;
+		default:
+			out[n++] = *in++;
+			break;
 		}
 	}
 	return n;

@@ -505,7 +505,7 @@ run_params()
 		load "$m" netconsole="$p" 2>/dev/null || rc=$?
 		echo "param $i '$p': load rc=$rc"
 		[ "$rc" = 0 ] || continue
-		echo "param $i consoles:$(grep -o 'netcon[a-z_]*' /proc/consoles | sort | tr '\n' ' ')"
+		echo "param $i consoles:$(grep -o 'netcon[a-z_]*' /proc/consoles | sort | tr '\n' ' ' | sed 's/ $//')"
 		kmsg "$MARK-param-$i"
 		n=0
 		for t in cmdline0 cmdline1 cmdline2; do
