@@ -20,6 +20,8 @@ COLL_STORE := store/store.c store/store_sqlite.c store/record.c store/spool.c \
 	      sig/signature.c
 # The encodings every store shares, and PostgreSQL (pg.mk: its tests).
 COLL_STORE += store/store_enc.c store/store_pg.c
+# Merging partial copies of a dump (the decoder library's reassembler).
+COLL_STORE += store/merge.c
 CPPFLAGS += $(shell pkg-config --cflags libpq)
 # The daemon's objects go to build/netoopsd-obj/: build/netoopsd is the
 # program.

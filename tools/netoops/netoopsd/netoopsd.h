@@ -95,6 +95,8 @@ struct config {
 	int nr_keys;
 	bool require_auth;		/* --require-auth: refuse unsigned */
 	char *spool_dir;		/* --spool, default DB.spool */
+	char *name;			/* --name, default the host name:
+					 * recorded with each dump stored */
 	uint64_t spool_bytes;		/* most bytes of batch files */
 	uint64_t spool_memory;		/* most bytes of dumps held in memory
 					 * when the spool cannot take them */
