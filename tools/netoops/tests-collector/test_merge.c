@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collectors that each miss part of a dump, one store: netoopsd instances
+ * A and B (--name A, --name B) on one SQLite file, each with its own spool.
+ * Every datagram of every dump is sent to both, through a lossy path per
+ * collector that drops a different random 5 % (xorshift64*, the generator
+ * of bench/loss/loss_relay.c, seeded: the seed is printed, and
+ * NETOOPS_TEST_SEED replays a run).  The paths are simulated in the test
+ * rather than by loss_relay processes: the check needs to know exactly
+ * which datagrams each collector got, and a relay process adds drops of
+ * its own (its socket buffer) that nobody counts.
+ *
+ * What must hold: every dump is stored exactly once; it is complete when
+ * the union of what A and B got is complete (then it lists both collectors
+ * if neither got it whole), else partial with exactly the datagrams of the
+ * union; nothing is lost on the way (each collector's stored + duplicate
+ * counters reach the dumps it saw).  Waits are bounded waits on those
+ * counters, never fixed sleeps.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include <linux/netoops.h>
+
+#include "gen_dump.h"
+#include "harness.h"
+
+#define DEADLINE_MS	60000
+#define NR_DUMPS	40
+#define LOSS_PER_MILLE	50	/* 5 % on each path */
+#define PATHS		2
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+/* The seed of this run: $NETOOPS_TEST_SEED, else the time. */
+static uint64_t test_seed(void)
+{
+	const char *e = getenv("NETOOPS_TEST_SEED");
+	uint64_t seed = e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL);
+
+	printf("# seed %" PRIu64 " (NETOOPS_TEST_SEED=%" PRIu64
+	       " to replay)\n", seed, seed);
+	fflush(stdout);
+	return seed;
+}
+
+/* @d already has its directory (harness_dir()). */
+static void start(struct harness_daemon *d, const char *name,
+		  const char *db)
+{
+	char spool[160];
+
+	snprintf(spool, sizeof(spool), "%s/spool", d->dir);
+	harness_start(d, (const char *const []){
+			"--listen", "127.0.0.1", "--port", "0",
+			"--db", db, "--spool", spool, "--name", name,
+			"--ready-file", d->ready, "--metrics-listen",
+			"127.0.0.1:0", "--timeout-ms", "1000",
+			"--min-partial-pct", "0", "--rcvbuf", "8388608",
+			"--workers", "2", "--sync", "normal", NULL },
+		      NULL, DEADLINE_MS);
+}
+
+/* Until @d has stored, or found stored, @want dumps. */
+static void wait_settled(const struct harness_daemon *d, long want)
+{
+	uint64_t end = now_ms() + DEADLINE_MS;
+	double got = 0;
+
+	for (;;) {
+		got = harness_metric(d->mport, "netoops_dumps_stored_total") +
+		      harness_metric(d->mport,
+				     "netoops_dumps_store_duplicates_total");
+		if (got >= want || now_ms() > end)
+			break;
+		nap();
+	}
+	if (got != want)
+		fail_msg("%s: %.0f dumps stored or duplicate, want %ld (log"
+			 " %s)", d->dir, got, want, d->log);
+}
+
+/*
+ * Both daemons, static: the teardown of a failed test stops the one
+ * harness.c does not know of (it knows the last started).
+ */
+static struct harness_daemon a, b;
+
+static int teardown(void **state)
+{
+	if (a.pid > 0 && a.pid != current.pid)
+		harness_stop(&a.pid);
+	return harness_teardown(state);
+}
+
+struct expect {
+	uint8_t boot[16];
+	size_t n;			/* datagrams */
+	size_t got[PATHS];		/* by each collector */
+	size_t un;			/* in the union */
+};
+
+static void test_two_collectors(void **state)
+{
+	struct harness_daemon *col[PATHS] = { &a, &b };
+	static struct expect ex[NR_DUMPS];
+	long seen[PATHS] = { 0 }, merged = 0, whole_union = 0, stored = 0;
+	uint64_t rng = test_seed() * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t t0;
+	char db[160], *log;
+	sqlite3_stmt *st;
+	sqlite3 *sq;
+	size_t i, len;
+	int k, p;
+
+	(void)state;
+	if (harness_skip("collector-merge"))
+		skip();
+	harness_dir(&a, "merge-A");
+	harness_dir(&b, "merge-B");
+	snprintf(db, sizeof(db), "%s/shared.db", a.dir);
+	start(&a, "A", db);
+	start(&b, "B", db);
+	t0 = now_ms();
+
+	for (k = 0; k < NR_DUMPS; k++) {
+		struct gen_opts o = {
+			.hostname = "merge-e2e", .release = "6.12",
+			.reason = NETOOPS_REASON_OOPS, .compress = true,
+			.max_pkt = 256,
+		};
+		struct expect *e = &ex[k];
+		struct gen_pkts pk;
+		bool any[PATHS] = { false, false };
+
+		memset(e->boot, 0, 16);
+		e->boot[0] = 0x4d;
+		e->boot[15] = k;
+		log = gen_log(6000 + 300 * k, "merge_e2e", k, &len);
+		assert_int_equal(gen_dump(&pk, e->boot, 1, &o, log, len), 0);
+		free(log);
+		e->n = pk.n;
+		for (i = 0; i < pk.n; i++) {
+			bool in = false;
+
+			for (p = 0; p < PATHS; p++) {
+				if (rng_next(&rng) % 1000 < LOSS_PER_MILLE)
+					continue;
+				harness_send_raw(col[p]->port, pk.buf[i],
+						 pk.len[i]);
+				e->got[p]++;
+				any[p] = true;
+				in = true;
+			}
+			e->un += in;
+		}
+		for (p = 0; p < PATHS; p++)
+			seen[p] += any[p];
+		whole_union += e->un == e->n;
+		gen_pkts_free(&pk);
+	}
+	for (p = 0; p < PATHS; p++)
+		wait_settled(col[p], seen[p]);
+
+	assert_int_equal(sqlite3_open_v2(db, &sq, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	sqlite3_busy_timeout(sq, 5000);
+	for (k = 0; k < NR_DUMPS; k++) {
+		struct expect *e = &ex[k];
+		char hex[33];
+		int rows = 0;
+
+		for (i = 0; i < 16; i++)
+			sprintf(hex + 2 * i, "%02x", e->boot[i]);
+		assert_int_equal(sqlite3_prepare_v2(sq, "SELECT complete,"
+				 " pkt_received, pkt_count, collectors,"
+				 " pieces IS NULL FROM dumps WHERE boot_id = ?",
+				 -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_text(st, 1, hex, 32, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *c = (const char *)
+					sqlite3_column_text(st, 3);
+			bool whole = e->un == e->n;
+
+			rows++;
+			if (sqlite3_column_int(st, 0) != whole ||
+			    (size_t)sqlite3_column_int(st, 1) != e->un ||
+			    (size_t)sqlite3_column_int(st, 2) != e->n ||
+			    sqlite3_column_int(st, 4) != whole)
+				fail_msg("dump %d: complete %d, %d of %d"
+					 " datagrams; want %zu of %zu (A got"
+					 " %zu, B %zu)", k,
+					 sqlite3_column_int(st, 0),
+					 sqlite3_column_int(st, 1),
+					 sqlite3_column_int(st, 2), e->un,
+					 e->n, e->got[0], e->got[1]);
+			assert_non_null(c);
+			/* neither got it whole: both copies are in it */
+			if (e->got[0] < e->n && e->got[1] < e->n &&
+			    e->got[0] && e->got[1] &&
+			    (e->un > e->got[0] && e->un > e->got[1]))
+				assert_string_equal(c, strcmp(c, "A,B") ?
+						    "B,A" : "A,B");
+			merged += strchr(c, ',') != NULL;
+		}
+		sqlite3_finalize(st);
+		if (rows != 1)
+			fail_msg("dump %d stored %d times", k, rows);
+		stored++;
+	}
+	sqlite3_close(sq);
+	printf("# %d dumps, 2 collectors, %d%% loss per path: %ld complete"
+	       " in the union, %ld stored once each, %ld merged from both,"
+	       " %.1f s\n", NR_DUMPS, LOSS_PER_MILLE / 10, whole_union,
+	       stored, merged, (now_ms() - t0) / 1000.0);
+
+	/* the CLI shows who contributed */
+	{
+		json_t *l = harness_cli_json(db, "list --json"), *d;
+		size_t n;
+		bool shown = false;
+
+		json_array_foreach(l, n, d) {
+			json_t *c = json_object_get(d, "collectors");
+
+			assert_true(json_is_array(c));
+			shown |= json_array_size(c) == 2;
+		}
+		assert_int_equal(shown, merged > 0);
+		json_decref(l);
+	}
+	assert_int_equal(harness_stop(&a.pid), 0);
+	assert_int_equal(harness_stop(&b.pid), 0);
+	harness_cleanup(b.dir);
+	harness_cleanup(a.dir);
+}
+
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_two_collectors, teardown),
+	};
+
+	return cmocka_run_group_tests_name("merge (two collectors)", tests,
+					   NULL, NULL);
+}
