@@ -144,6 +144,8 @@ struct store_stats {
 	_Atomic uint64_t pending;		/* gauge: dumps to finish */
 	_Atomic uint64_t stored;		/* dumps written (new or better) */
 	_Atomic uint64_t duplicates;		/* already stored as good */
+	_Atomic uint64_t merged;		/* stored as the union with
+						 * another copy (store.h) */
 	_Atomic uint64_t errors;		/* failed transactions */
 	_Atomic uint64_t lost;			/* dumps a failure lost */
 	_Atomic uint64_t batches;

@@ -402,6 +402,8 @@ static void stored(struct daemon *d, const struct nstore_dump *rec, bool dup)
 		INC(d->sst.duplicates);
 	else
 		INC(d->sst.stored);
+	if (rec->merged)
+		INC(d->sst.merged);
 	if (d->cfg.verbose)
 		log_stored(rec);
 	if (rec->complete)

@@ -698,10 +698,12 @@ static int put_one(struct pg_store *s, struct nstore_dump *d, bool *dup)
 	nstore_boot_id_hex(d->boot_id, boot);
 	p_text(&p, boot);
 	p_i64(&p, (int64_t)d->dump_id);
+	/* the stored datagrams only when there is something to merge */
+	p_text(&p, !d->complete && d->pieces ? "t" : "f");
 	res = exec_params(s, "SELECT id, complete, pkt_received, auth_key,"
-			  " pieces, collectors, conflicts, received_ms, src"
-			  " FROM dumps WHERE boot_id = $1 AND dump_id = $2",
-			  &p, 1);
+			  " CASE WHEN $3::boolean THEN pieces END, collectors,"
+			  " conflicts, received_ms, src FROM dumps WHERE"
+			  " boot_id = $1 AND dump_id = $2", &p, 1);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		r = res_err(s, res);
 		PQclear(res);

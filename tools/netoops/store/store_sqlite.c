@@ -483,7 +483,7 @@ out:
 
 /* What is stored of @d's (boot_id, dump_id), into @h; -ENOENT if none. */
 static int held_read(struct sqlite_store *s, const char *boot,
-		     uint64_t dump_id, sqlite3_stmt **ret_st,
+		     uint64_t dump_id, bool want_pieces, sqlite3_stmt **ret_st,
 		     struct nstore_held *h)
 {
 	sqlite3_stmt *st;
@@ -509,8 +509,11 @@ static int held_read(struct sqlite_store *s, const char *boot,
 	h->pkt_received = sqlite3_column_int64(st, 2);
 	h->authenticated = sqlite3_column_type(st, 3) != SQLITE_NULL;
 	h->auth_key_id = (uint32_t)sqlite3_column_int64(st, 3);
-	h->pieces = sqlite3_column_blob(st, 4);
-	h->pieces_len = sqlite3_column_bytes(st, 4);
+	/* only read when there is something to merge it with */
+	if (want_pieces) {
+		h->pieces = sqlite3_column_blob(st, 4);
+		h->pieces_len = sqlite3_column_bytes(st, 4);
+	}
 	h->collectors = (const char *)sqlite3_column_text(st, 5);
 	h->conflicts = sqlite3_column_int64(st, 6);
 	h->received_ms = sqlite3_column_int64(st, 7);
@@ -534,7 +537,8 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 
 	*dup = false;
 	nstore_boot_id_hex(d->boot_id, boot);
-	rc = held_read(s, boot, d->dump_id, &st, &h);
+	rc = held_read(s, boot, d->dump_id, !d->complete && d->pieces, &st,
+		       &h);
 	if (rc && rc != -ENOENT)
 		return rc;
 	rc = nstore_plan_put(rc ? NULL : &h, d, &p);
