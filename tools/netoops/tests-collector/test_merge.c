@@ -16,6 +16,9 @@
  * union; nothing is lost on the way (each collector's stored + duplicate
  * counters reach the dumps it saw).  Waits are bounded waits on those
  * counters, never fixed sleeps.
+ *
+ * With $NETOOPS_PG (pg.mk, collector-merge-pg), the storm of issue 15
+ * item 3 instead: test_storm().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,10 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include <linux/netoops.h>
@@ -233,6 +240,10 @@ static void test_two_collectors(void **state)
 	       " %.1f s\n", NR_DUMPS, LOSS_PER_MILLE / 10, whole_union,
 	       stored, merged, (now_ms() - t0) / 1000.0);
 
+	/* each merge counted once, by the collector whose put made it */
+	assert_int_equal(harness_metric(a.mport, "netoops_dumps_merged_total") +
+			 harness_metric(b.mport, "netoops_dumps_merged_total"),
+			 merged);
 	/* the CLI shows who contributed */
 	{
 		json_t *l = harness_cli_json(db, "list --json"), *d;
@@ -254,11 +265,226 @@ static void test_two_collectors(void **state)
 	harness_cleanup(a.dir);
 }
 
+/* ---- the storm: three collectors, one PostgreSQL ---------------------- */
+
+#define STORM_COLS	3
+#define STORM_CHUNK	100	/* dumps sent before waiting for the
+				 * collectors to have read them: a socket
+				 * buffer never overflows, even at the
+				 * default rmem_max */
+
+static struct harness_daemon sc[STORM_COLS];
+
+static int storm_teardown(void **state)
+{
+	int p;
+
+	for (p = 0; p < STORM_COLS; p++)
+		if (sc[p].pid > 0 && sc[p].pid != current.pid)
+			harness_stop(&sc[p].pid);
+	return harness_teardown(state);
+}
+
+static void storm_start(struct harness_daemon *d, const char *name,
+			const char *db)
+{
+	char spool[160];
+
+	harness_dir(d, name);
+	snprintf(spool, sizeof(spool), "%s/spool", d->dir);
+	harness_start(d, (const char *const []){
+			"--listen", "127.0.0.1", "--port", "0",
+			"--db", db, "--spool", spool, "--name", name,
+			"--ready-file", d->ready, "--metrics-listen",
+			"127.0.0.1:0", "--timeout-ms", "1000",
+			"--min-partial-pct", "0", "--rcvbuf", "33554432",
+			"--max-open-dumps", "65536",
+			"--max-dumps-per-addr", "65536",
+			"--workers", "2", "--batch", "512", NULL },
+		      NULL, DEADLINE_MS);
+}
+
+/* Until @d has read @want datagrams (so none waits in a socket). */
+static void wait_read(const struct harness_daemon *d, uint64_t want)
+{
+	uint64_t end = now_ms() + DEADLINE_MS;
+	double got;
+
+	while ((got = harness_metric(d->mport,
+				     "netoops_packets_received_total")) <
+	       (double)want && now_ms() < end)
+		nap();
+	if (got != (double)want)
+		fail_msg("%s: read %.0f datagrams, sent %" PRIu64, d->dir, got,
+			 want);
+}
+
+struct storm_dump {
+	uint8_t n;		/* datagrams */
+	uint8_t un;		/* in the union of the two paths */
+	uint8_t full;		/* bit p: collector p got all */
+	uint8_t any;		/* bit p: collector p got any */
+};
+
+/*
+ * Issue 15, item 3: N hosts crash at once, each dump sent to two of
+ * three collectors, each path dropping a random 5 %; one PostgreSQL.
+ * Every dump stored exactly once, complete when the union of its two
+ * copies is; the figures printed.  N: $NETOOPS_STORM_N, default 10000.
+ */
+static void test_storm(void **state)
+{
+	const char *pg = getenv("NETOOPS_PG"), *e;
+	long n = (e = getenv("NETOOPS_STORM_N")) ? atol(e) : 10000;
+	uint64_t rng = test_seed() * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t sent[STORM_COLS] = { 0 }, t0, t_sent, t_done, dgrams = 0;
+	long seen[STORM_COLS] = { 0 }, k, merged = 0, partial = 0, rows;
+	long whole_union = 0;
+	struct storm_dump *sd;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char name[16];
+	PGresult *res;
+	PGconn *c;
+	int fd, p, i;
+
+	(void)state;
+	if (!pg || harness_skip("collector-merge-pg"))
+		skip();
+	assert_true(n > 0 && n <= 65536);
+	harness_pg_empty(pg);
+	sd = calloc(n, sizeof(*sd));
+	assert_non_null(sd);
+	for (p = 0; p < STORM_COLS; p++) {
+		snprintf(name, sizeof(name), "C%d", p);
+		storm_start(&sc[p], name, pg);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+	t0 = now_ms();
+	for (k = 0; k < n; k++) {
+		struct gen_opts o = {
+			.hostname = "storm", .release = "6.12",
+			.reason = NETOOPS_REASON_PANIC, .compress = true,
+			.max_pkt = 256,
+		};
+		/* the two collectors of host k */
+		int pair[2] = { k % STORM_COLS, (k + 1) % STORM_COLS };
+		struct gen_pkts pk;
+		uint8_t boot[16] = { 0x53, 0x54 };
+		size_t len, j;
+		char *log;
+
+		boot[12] = k >> 24;
+		boot[13] = k >> 16;
+		boot[14] = k >> 8;
+		boot[15] = k;
+		log = gen_log(2500, "storm_crash", k, &len);
+		assert_int_equal(gen_dump(&pk, boot, 1, &o, log, len), 0);
+		free(log);
+		assert_true(pk.n < 255);
+		sd[k].n = pk.n;
+		sd[k].full = 3;		/* cleared below at a loss */
+		for (j = 0; j < pk.n; j++) {
+			bool in = false;
+
+			for (i = 0; i < 2; i++) {
+				p = pair[i];
+				if (rng_next(&rng) % 1000 < LOSS_PER_MILLE) {
+					sd[k].full &= ~(1u << i);
+					continue;
+				}
+				to.sin_port = htons(sc[p].port);
+				assert_int_equal(sendto(fd, pk.buf[j],
+							pk.len[j], 0,
+							(void *)&to,
+							sizeof(to)),
+						 (ssize_t)pk.len[j]);
+				sent[p]++;
+				sd[k].any |= 1u << i;
+				in = true;
+			}
+			sd[k].un += in;
+			dgrams++;
+		}
+		for (i = 0; i < 2; i++)
+			seen[pair[i]] += !!(sd[k].any & (1u << i));
+		whole_union += sd[k].un == sd[k].n;
+		gen_pkts_free(&pk);
+		if ((k + 1) % STORM_CHUNK == 0 || k + 1 == n)
+			for (p = 0; p < STORM_COLS; p++)
+				wait_read(&sc[p], sent[p]);
+	}
+	close(fd);
+	t_sent = now_ms();
+	for (p = 0; p < STORM_COLS; p++)
+		wait_settled(&sc[p], seen[p]);
+	t_done = now_ms();
+
+	c = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
+	assert_int_equal(PQstatus(c), CONNECTION_OK);
+	res = PQexec(c, "SELECT boot_id, complete, pkt_received, pkt_count,"
+		     " collectors, count(*) OVER (PARTITION BY boot_id)"
+		     " FROM dumps");
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	rows = PQntuples(res);
+	for (i = 0; i < rows; i++) {
+		const char *bid = PQgetvalue(res, i, 0);
+		bool complete = *PQgetvalue(res, i, 1) == 't';
+		long got = atol(PQgetvalue(res, i, 2));
+		const char *cols = PQgetvalue(res, i, 4);
+
+		k = strtol(bid + 24, NULL, 16);
+		assert_true(k >= 0 && k < n);
+		if (atol(PQgetvalue(res, i, 5)) != 1)
+			fail_msg("host %ld stored %s times", k,
+				 PQgetvalue(res, i, 5));
+		if (complete != (sd[k].un == sd[k].n) || got != sd[k].un ||
+		    atol(PQgetvalue(res, i, 3)) != sd[k].n)
+			fail_msg("host %ld: complete %d, %ld of %s datagrams;"
+				 " want %u of %u", k, complete, got,
+				 PQgetvalue(res, i, 3), sd[k].un, sd[k].n);
+		merged += strchr(cols, ',') != NULL;
+		partial += !complete;
+	}
+	PQclear(res);
+	PQfinish(c);
+	/* a dump neither path delivered a datagram of is not stored */
+	for (k = 0, i = 0; k < n; k++)
+		i += sd[k].any != 0;
+	assert_int_equal(rows, i);
+	printf("# storm: %ld hosts, 3 collectors (2 per dump), %d%% loss per"
+	       " path, PostgreSQL: %" PRIu64 " datagrams (each to 2 of 3) sent in"
+	       " %.1f s,"
+	       " all stored in %.1f s (%.0f dumps/s); %ld stored once each,"
+	       " %ld complete in the union, %ld merged from two copies,"
+	       " %ld partial (their union)\n", n, LOSS_PER_MILLE / 10,
+	       dgrams, (t_sent - t0) / 1000.0, (t_done - t0) / 1000.0,
+	       n * 1000.0 / (double)(t_done - t0 ? t_done - t0 : 1), rows,
+	       whole_union, merged, partial);
+	for (p = 0, i = 0; p < STORM_COLS; p++)
+		i += harness_metric(sc[p].mport, "netoops_dumps_merged_total");
+	assert_int_equal(i, merged);
+	for (p = 0; p < STORM_COLS; p++) {
+		assert_int_equal(harness_metric(sc[p].mport,
+						"netoops_kernel_drops_total"),
+				 0);
+		assert_int_equal(harness_stop(&sc[p].pid), 0);
+	}
+	for (p = 0; p < STORM_COLS; p++)
+		harness_cleanup(sc[p].dir);
+	free(sd);
+}
 
 int main(void)
 {
+	/* pg.mk runs the storm; collector-merge the rest, on SQLite */
+	cmocka_set_test_filter(getenv("NETOOPS_PG") ? "test_storm" :
+			       "test_two_collectors");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_two_collectors, teardown),
+		cmocka_unit_test_teardown(test_storm, storm_teardown),
 	};
 
 	return cmocka_run_group_tests_name("merge (two collectors)", tests,
