@@ -190,12 +190,13 @@ static bool beats(const struct nstore_dump *w, const struct nstore_held *h)
 static bool listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
-	const char *p;
+	const char *p, *e;
 
-	for (p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 :
-						      NULL)
-		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+	for (p = list; p && *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		if ((size_t)(e - p) == n && !strncmp(p, name, n))
 			return true;
+	}
 	return false;
 }
 

@@ -294,7 +294,8 @@ static void test_spooled_merge(void **state)
 	struct harness_daemon *col[PATHS] = { &a, &b };
 	const char *c;
 	struct gen_pkts pk;
-	char db[160], *log;
+	char db[160], *log, want[64], cmd[64];
+	static char out[65536];
 	sqlite3_stmt *st;
 	sqlite3 *sq;
 	size_t len, i;
@@ -346,12 +347,19 @@ static void test_spooled_merge(void **state)
 			 1);
 	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT complete, collectors,"
 					    " pkt_received, pieces IS NULL,"
-					    " count(*) OVER () FROM dumps", -1,
-					    &st, NULL), SQLITE_OK);
+					    " count(*) OVER (), id FROM dumps",
+					    -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(st, 0), 1);
 	c = (const char *)sqlite3_column_text(st, 1);
 	assert_true(!strcmp(c, "A,B") || !strcmp(c, "B,A"));
+	/* `netoops show` names them */
+	snprintf(want, sizeof(want), "  collectors: %s\n", c);
+	snprintf(cmd, sizeof(cmd), "show %lld",
+		 (long long)sqlite3_column_int64(st, 5));
+	assert_int_equal(harness_cli(db, cmd, out, sizeof(out)), 0);
+	if (!strstr(out, want))
+		fail_msg("no \"%s\" in:\n%s", want, out);
 	assert_int_equal(sqlite3_column_int(st, 2), pk.n);
 	assert_int_equal(sqlite3_column_int(st, 3), 1);
 	assert_int_equal(sqlite3_column_int(st, 4), 1);
