@@ -27,3 +27,16 @@ collector-pg: build-san/tests-collector/test_store \
 		build-san/tests-collector/test_durability'
 
 CHECKS += collector-pg
+
+# The storm of issue 15 item 3 (tests-collector/test_merge.c, test_storm):
+# 10000 hosts, each dump sent to two of three netoopsd through paths that
+# drop a random 5 %, one PostgreSQL; every dump stored once, complete when
+# the union of its two copies is.  About 20 s under ASan, the cluster's
+# start included; NETOOPS_STORM_N=N for another size.
+.PHONY: collector-merge-pg
+collector-merge-pg: build-san/tests-collector/test_merge \
+		    build-san/netoopsd build-san/netoops
+	$(PG_CLUSTER) run sh -c 'set -e; echo "== $< (storm, PostgreSQL)"; \
+		NETOOPSD=build-san/netoopsd NETOOPS_CLI=build-san/netoops $<'
+
+CHECKS += collector-merge-pg

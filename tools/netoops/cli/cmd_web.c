@@ -1050,6 +1050,12 @@ static void page_dump(struct web *w, struct page *p, struct args *a,
 	fprintf(p->f, "<dt>payload</dt><dd>%u bytes %s, log %zu bytes</dd>\n",
 		d->payload_total, d->compression == NETOOPS_COMPRESS_DEFLATE ?
 		"deflate" : "plain", d->log_len);
+	/* the collectors whose copies it was built from (store.h) */
+	if (d->collectors)
+		kv(p->f, "collectors", d->collectors);
+	if (d->conflicts)
+		fprintf(p->f, "<dt>conflicts</dt><dd>%u datagram(s) of other"
+			" copies left out</dd>\n", d->conflicts);
 	if (d->authenticated)
 		fprintf(p->f, "<dt>authenticated</dt><dd>key %u</dd>\n",
 			d->auth_key_id);

@@ -151,6 +151,19 @@ static json_t *str_or_null(const char *s)
 	return s ? text_json(s, strlen(s)) : json_null();
 }
 
+/* "A,B" as ["A", "B"]; [] for none recorded. */
+static json_t *collectors_json(const char *list)
+{
+	json_t *a = json_array();
+	const char *p, *e;
+
+	for (p = list; p && *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		json_array_append_new(a, json_stringn(p, e - p));
+	}
+	return a;
+}
+
 json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 {
 	json_t *o = json_object(), *a, *u, *r;
@@ -211,6 +224,8 @@ json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 	json_object_set_new(o, "gaps", a);
 	json_object_set_new(o, "missing_bytes", json_integer(missing));
 	json_object_set_new(o, "src", str_or_null(d->src));
+	json_object_set_new(o, "collectors", collectors_json(d->collectors));
+	json_object_set_new(o, "conflicts", json_integer(d->conflicts));
 	format_iso(d->received_ms, buf, sizeof(buf));
 	json_object_set_new(o, "received", json_string(buf));
 	json_object_set_new(o, "received_ms", json_integer(d->received_ms));
@@ -379,6 +394,13 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 		d->payload_total,
 		d->compression == NETOOPS_COMPRESS_DEFLATE ? "deflate" : "plain",
 		d->log_len);
+	/* which collectors' copies it was built from (a merge: several) */
+	if (d->collectors)
+		field(f, "  collectors: ", d->collectors);
+	if (d->conflicts)
+		fprintf(f, "  conflicts: %u datagram(s) of other copies"
+			" contradicted this one and were left out\n",
+			d->conflicts);
 	format_auth(d, auth, sizeof(auth));
 	fprintf(f, "  authenticated: %s\n", auth_checked ? auth :
 		"not checked (no MAC key here)");

@@ -35,6 +35,7 @@ enum {
 	OPT_RETAIN_DAYS, OPT_MAX_STORE_BYTES, OPT_RETAIN_INTERVAL,
 	OPT_VERSION,
 	OPT_ARCHIVE_BYTES, OPT_ARCHIVE_KEEP, OPT_ARCHIVE_SYNC_MS,
+	OPT_NAME,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +58,7 @@ static const struct option longopts[] = {
 	{ "store-queue", required_argument, NULL, OPT_STORE_QUEUE },
 	{ "pending-bytes", required_argument, NULL, OPT_PENDING_BYTES },
 	{ "spool", required_argument, NULL, OPT_SPOOL },
+	{ "name", required_argument, NULL, OPT_NAME },
 	{ "spool-bytes", required_argument, NULL, OPT_SPOOL_BYTES },
 	{ "spool-memory", required_argument, NULL, OPT_SPOOL_MEMORY },
 	{ "resume-bytes", required_argument, NULL, OPT_RESUME_BYTES },
@@ -101,6 +103,10 @@ void usage(FILE *f)
 "                             PostgreSQL (postgresql://..., postgres://...\n"
 "                             or pg:CONNINFO) (default\n"
 "                             /var/lib/netoops/netoops.db)\n"
+"      --name NAME            this collector's name, recorded with each dump\n"
+"                             it stores (the store lists every collector\n"
+"                             whose copy a merged dump was built from)\n"
+"                             (default: the host name)\n"
 "      --spool DIR            where each dump is written, flushed, before it\n"
 "                             is stored; kept there while the store fails\n"
 "                             (default: the SQLite path with .spool added;\n"
@@ -221,6 +227,7 @@ void config_free(struct config *c)
 	free(c->metrics_file);
 	free(c->ready_file);
 	free(c->spool_dir);
+	free(c->name);
 	explicit_bzero(c->keys, sizeof(c->keys));
 }
 
@@ -591,6 +598,14 @@ static int apply(struct config *c, int opt, const char *v, char *why)
 		break;
 	case OPT_SPOOL:
 		return set_str(&c->spool_dir, v);
+	case OPT_NAME:
+		/* a ',' would split it in the store's list of collectors */
+		if (!*v || strlen(v) > 64 || strpbrk(v, ", \t\n")) {
+			fprintf(stderr, "netoopsd: --name: 1 to 64 bytes"
+				" without ',' or blanks: '%s'\n", v);
+			return -EINVAL;
+		}
+		return set_str(&c->name, v);
 	case OPT_SPOOL_BYTES:
 		NUM(1u << 20, 1ull << 50);
 		c->spool_bytes = n;

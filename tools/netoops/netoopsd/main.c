@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,15 @@ int main(int argc, char **argv)
 	if (!d->cfg.db) {
 		d->cfg.db = strdup(DEFAULT_DB);
 		if (!d->cfg.db)
+			return 1;
+	}
+	if (!d->cfg.name) {
+		char host[HOST_NAME_MAX + 1] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		host[strcspn(host, ", \t\n")] = 0;
+		d->cfg.name = strdup(*host ? host : "netoopsd");
+		if (!d->cfg.name)
 			return 1;
 	}
 	if (!d->cfg.spool_dir && default_spool(&d->cfg) < 0) {

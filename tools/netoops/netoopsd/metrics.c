@@ -75,6 +75,9 @@ static const struct dmetric {
 	  "Dumps committed to the store.", SST(stored) },
 	{ "netoops_dumps_store_duplicates_total", "counter",
 	  "Dumps already stored at least as complete.", SST(duplicates) },
+	{ "netoops_dumps_merged_total", "counter",
+	  "Partial dumps stored as the union with another collector's copy"
+	  " (also counted as stored).", SST(merged) },
 	{ "netoops_dumps_lost_total", "counter",
 	  "Dumps a store or conversion failure lost.", SST(lost) },
 	{ "netoops_store_errors_total", "counter",

@@ -95,6 +95,8 @@ struct config {
 	int nr_keys;
 	bool require_auth;		/* --require-auth: refuse unsigned */
 	char *spool_dir;		/* --spool, default DB.spool */
+	char *name;			/* --name, default the host name:
+					 * recorded with each dump stored */
 	uint64_t spool_bytes;		/* most bytes of batch files */
 	uint64_t spool_memory;		/* most bytes of dumps held in memory
 					 * when the spool cannot take them */
@@ -142,6 +144,8 @@ struct store_stats {
 	_Atomic uint64_t pending;		/* gauge: dumps to finish */
 	_Atomic uint64_t stored;		/* dumps written (new or better) */
 	_Atomic uint64_t duplicates;		/* already stored as good */
+	_Atomic uint64_t merged;		/* stored as the union with
+						 * another copy (store.h) */
 	_Atomic uint64_t errors;		/* failed transactions */
 	_Atomic uint64_t lost;			/* dumps a failure lost */
 	_Atomic uint64_t batches;

@@ -103,7 +103,7 @@ struct nspool *spool_files(struct daemon *d)
 static uint64_t rec_mem(const struct nstore_dump *r)
 {
 	return sizeof(*r) + 512 + (r->log ? r->log_len : 0) + r->log_z_len +
-	       r->nr_gaps * sizeof(*r->gaps);
+	       r->nr_gaps * sizeof(*r->gaps) + r->pieces_len;
 }
 
 static char **make_names(struct nstore_dump *const *recs, size_t n)
@@ -252,8 +252,17 @@ static void spool_batch(struct daemon *d, struct qdump **items, size_t n)
 		free(refused);
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		b->recs[i] = items[i]->rec;
+		/* a partial dump takes its datagrams to the store, for
+		 * another collector's copy to be merged with (store.h)
+		 */
+		if (items[i]->dgrams && !b->recs[i]->complete) {
+			b->recs[i]->pieces = items[i]->dgrams;
+			b->recs[i]->pieces_len = items[i]->dgrams_len;
+			items[i]->dgrams = NULL;
+		}
+	}
 	b->n = n;
 	b->names = make_names(b->recs, n);
 
@@ -283,9 +292,10 @@ static void spool_batch(struct daemon *d, struct qdump **items, size_t n)
 	}
 	/* Datagrams of partial dumps, while their records are ours. */
 	for (i = 0; i < n; i++) {
-		if (items[i]->dgrams && !items[i]->rec->complete)
-			resume_save(d, items[i]->rec, items[i]->dgrams,
-				    items[i]->dgrams_len);
+		struct nstore_dump *rec = items[i]->rec;
+
+		if (rec->pieces)
+			resume_save(d, rec, rec->pieces, rec->pieces_len);
 		free(items[i]->dgrams);
 		free(items[i]);
 	}
@@ -392,6 +402,8 @@ static void stored(struct daemon *d, const struct nstore_dump *rec, bool dup)
 		INC(d->sst.duplicates);
 	else
 		INC(d->sst.stored);
+	if (rec->merged)
+		INC(d->sst.merged);
 	if (d->cfg.verbose)
 		log_stored(rec);
 	if (rec->complete)

@@ -622,6 +622,7 @@ static void *finisher_main(void *arg)
 				INC(d->sst.payload_errors);
 			key_to_src(d, nd, buf, sizeof(buf));
 			rec->src = strdup(buf);
+			rec->collectors = strdup(d->cfg.name);
 			rec->stored_ms = wall_ms();
 			put_dump(q);
 			/* The store keeps the compressed payload when there

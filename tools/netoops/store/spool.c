@@ -21,7 +21,10 @@
 #include "spool.h"
 
 #define BATCH_MAGIC	"NOSPOOL\n"
-#define BATCH_VERSION	1
+/* 2: records end with the collector's name and the datagrams (merging);
+ * batches of version 1, left by an older netoopsd, are still read
+ */
+#define BATCH_VERSION	2
 #define BATCH_HDR	16	/* magic, le32 version, le32 count */
 #define REC_HDR		8	/* le32 length, le32 CRC-32 */
 #define NIL		0xffffffffu	/* the length of a NULL */
@@ -175,6 +178,8 @@ static void encode_into(struct wbuf *b, const struct nstore_dump *d)
 	w_str(b, d->sig_hash);
 	w_u8(b, d->authenticated);
 	w_u32(b, d->auth_key_id);
+	w_str(b, d->collectors);
+	w_blob(b, d->pieces, d->pieces_len);
 	if (!b->err && (d->nr_user >= NIL || d->nr_gaps >= NIL))
 		b->err = -EMSGSIZE;
 }
@@ -267,7 +272,8 @@ static bool room_for(struct rbuf *b, uint64_t n, size_t each)
 	return true;
 }
 
-int nspool_decode(const void *buf, size_t len, struct nstore_dump **ret)
+static int decode_v(const void *buf, size_t len, unsigned int version,
+		    struct nstore_dump **ret)
 {
 	struct rbuf b = { .p = buf, .len = len };
 	struct nstore_dump *d;
@@ -351,6 +357,10 @@ int nspool_decode(const void *buf, size_t len, struct nstore_dump **ret)
 	d->sig_hash = r_str(&b);
 	d->authenticated = r_u8(&b);
 	d->auth_key_id = r_u32(&b);
+	if (version >= 2) {
+		d->collectors = r_str(&b);
+		d->pieces = r_blob(&b, &d->pieces_len);
+	}
 	if (b.bad || b.off != b.len) {
 		nstore_dump_free(d);
 		return -EBADMSG;
@@ -360,6 +370,11 @@ int nspool_decode(const void *buf, size_t len, struct nstore_dump **ret)
 nomem:
 	nstore_dump_free(d);
 	return -ENOMEM;
+}
+
+int nspool_decode(const void *buf, size_t len, struct nstore_dump **ret)
+{
+	return decode_v(buf, len, BATCH_VERSION, ret);
 }
 
 /* ---- files ----------------------------------------------------------- */
@@ -663,6 +678,7 @@ int nspool_batch_read(struct nspool *sp, uint64_t seq,
 {
 	struct nstore_dump **recs = NULL;
 	size_t len, off, i, n = 0;
+	unsigned int version;
 	uint32_t count, rlen;
 	char name[64];
 	uint8_t *buf;
@@ -676,8 +692,9 @@ int nspool_batch_read(struct nspool *sp, uint64_t seq,
 		return r;
 	r = -EBADMSG;
 	if (len < BATCH_HDR || memcmp(buf, BATCH_MAGIC, 8) ||
-	    le_get(buf + 8, 4) != BATCH_VERSION)
+	    le_get(buf + 8, 4) < 1 || le_get(buf + 8, 4) > BATCH_VERSION)
 		goto out;
+	version = le_get(buf + 8, 4);
 	count = le_get(buf + 12, 4);
 	if (!count || count > (len - BATCH_HDR) / REC_HDR)
 		goto out;
@@ -694,7 +711,7 @@ int nspool_batch_read(struct nspool *sp, uint64_t seq,
 		    crc32(0, buf + off + REC_HDR, rlen) !=
 		    le_get(buf + off + 4, 4))
 			goto out;
-		r = nspool_decode(buf + off + REC_HDR, rlen, &recs[n]);
+		r = decode_v(buf + off + REC_HDR, rlen, version, &recs[n]);
 		if (r)
 			goto out;
 		n++;

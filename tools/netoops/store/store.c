@@ -88,6 +88,8 @@ void nstore_dump_free(struct nstore_dump *d)
 	free(d->sig_title);
 	free(d->sig_frames);
 	free(d->sig_hash);
+	free(d->collectors);
+	free(d->pieces);
 	free(d);
 }
 

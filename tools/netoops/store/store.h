@@ -95,6 +95,24 @@ struct nstore_dump {
 	uint32_t auth_key_id;		/* that key's id (0 if not) */
 	int64_t dup_of;			/* put, on a duplicate: id of the
 					 * stored copy that was kept */
+	char *collectors;		/* put: the name of the collector
+					 * putting it (netoopsd --name), or
+					 * NULL; get/list: the collectors
+					 * whose copies the stored dump was
+					 * built from, ',' separated */
+	uint8_t *pieces;		/* put of a partial dump: the datagrams
+					 * it was built from, whole and
+					 * concatenated as received, for a
+					 * later copy to be merged with (see
+					 * struct nstore_ops); NULL if none
+					 * were kept.  Not read back. */
+	size_t pieces_len;
+	uint32_t conflicts;		/* get/list: datagrams of other copies
+					 * that contradicted the stored ones
+					 * (same index, other bytes) and were
+					 * left out */
+	bool merged;			/* put: stored as the union of this
+					 * copy and the one already stored */
 };
 
 /**
@@ -211,6 +229,24 @@ typedef int (*nstore_count_cb)(const struct nstore_count_row *r, void *arg);
  * more packets beats one with fewer): an unauthenticated copy never
  * replaces an authenticated one.  Otherwise it is counted in *ret_dups.
  * d->id is set.
+ *
+ * Merging: when both the stored copy and @d are partial and came with
+ * their datagrams (d->pieces), and they are of one class (both
+ * unauthenticated, or both authenticated with the same key), the store
+ * rebuilds the dump from the union of their datagrams with the decoder
+ * library (reassembler, inflate, signature: store/merge.c) and stores that
+ * instead when it has more packets than the stored copy (d->merged set).
+ * Datagrams of the stored copy come first: one of @d that contradicts them
+ * (same index, other bytes; or another pkt_count) is left out and counted
+ * in the row's conflicts.  The store has no keys: it takes the datagrams
+ * of an authenticated copy as verified by the collector that put them
+ * with that key (each must carry a MAC of that key id), and never mixes
+ * classes, so a merge cannot turn forged data into authenticated data
+ * that no collector verified.  A complete dump keeps no datagrams.  The
+ * row's collectors are those of the copies its content came from: a copy
+ * that replaces the stored one alone (complete, or authenticated over
+ * unauthenticated) brings only its own; a merge adds @d's to the stored
+ * ones; a duplicate adds none.
  */
 struct nstore_ops {
 	const char *name;

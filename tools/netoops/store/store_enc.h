@@ -8,6 +8,7 @@
 #ifndef NETOOPS_STORE_ENC_H
 #define NETOOPS_STORE_ENC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,5 +53,50 @@ int nstore_dec_log(struct nstore_dump *d, int enc, const void *b, size_t len);
  * *@ret_err: -ENOMEM on failure.
  */
 char *nstore_utf8_clean(const char *s, int *ret_err);
+
+/*
+ * What a put reads of the copy already stored, to decide how @d goes in
+ * (store/merge.c): the same in both implementations.
+ */
+struct nstore_held {
+	int64_t id;
+	bool complete;
+	uint32_t pkt_received;
+	bool authenticated;
+	uint32_t auth_key_id;
+	const uint8_t *pieces;		/* its datagrams, NULL if none kept */
+	size_t pieces_len;
+	const char *collectors;		/* NULL if none recorded */
+	uint32_t conflicts;
+	int64_t received_ms;
+	const char *src;
+};
+
+/*
+ * struct nstore_plan - what a put writes for one dump
+ * @w:		the record to upsert: the caller's, or one rebuilt from the
+ *		union of both copies' datagrams (owned by the plan)
+ * @wins:	@w replaces the stored copy (or there is none); the upsert's
+ *		own WHERE decides the same, under the same lock
+ * @collectors:	the row's collectors if @w wins (owned by the plan)
+ * @conflicts:	the row's conflicts after this put
+ */
+struct nstore_plan {
+	struct nstore_dump *w;
+	struct nstore_dump *rebuilt;
+	bool wins;
+	char *collectors;
+	uint32_t conflicts;
+};
+
+/*
+ * nstore_plan_put() - decide what a put of @d does, given the stored copy
+ * @h (NULL: none): the rules of struct nstore_ops.  0 or -ENOMEM; a
+ * union that cannot be rebuilt (pieces that do not decode) is no error:
+ * @d goes in by the plain rules.  nstore_plan_free() either way.
+ */
+int nstore_plan_put(const struct nstore_held *h, struct nstore_dump *d,
+		    struct nstore_plan *ret);
+void nstore_plan_free(struct nstore_plan *p);
 
 #endif /* NETOOPS_STORE_ENC_H */

@@ -41,7 +41,7 @@
 #include "store.h"
 #include "store_enc.h"
 
-#define PG_SCHEMA_VERSION	1
+#define PG_SCHEMA_VERSION	2
 #define PG_TRIES		5	/* serialization failure, deadlock */
 #define PRUNE_CHUNK		256	/* dumps deleted per transaction */
 
@@ -102,6 +102,10 @@ static const char *const migrations[PG_SCHEMA_VERSION] = {
 	"CREATE INDEX dumps_received ON dumps(received_ms);"
 	"CREATE INDEX dumps_sig ON dumps(sig_hash);"
 	"CREATE INDEX dumps_host ON dumps(hostname);",
+	/* merging partial copies (merge.c); SQLite's version 4 */
+	"ALTER TABLE dumps ADD COLUMN collectors text,"
+	" ADD COLUMN conflicts bigint NOT NULL DEFAULT 0,"
+	" ADD COLUMN pieces bytea",
 };
 
 /*
@@ -115,7 +119,7 @@ static const char *const put_cols[] = {
 	"user_fields", "complete", "pkt_count", "pkt_received", "compression",
 	"payload_total", "gaps", "src", "received_ms", "stored_ms",
 	"sig_title", "sig_frames", "sig_hash", "log_len", "log", "log_enc",
-	"auth_key",
+	"auth_key", "collectors", "conflicts", "pieces",
 };
 #define NR_PUT	(sizeof(put_cols) / sizeof(put_cols[0]))
 
@@ -125,7 +129,7 @@ enum {
 	C_PART, C_CPU, C_WSEC, C_WNSEC, C_UPTIME, C_TAINT, C_CPUDESC,
 	C_RARCH, C_RCTX, C_REGS, C_USER, C_COMPLETE, C_PKTS, C_PKTR, C_COMPR,
 	C_PTOTAL, C_GAPS, C_SRC, C_RECV, C_STORED, C_TITLE, C_FRAMES, C_HASH,
-	C_LOGLEN, C_LOGENC, C_AUTH, C_LOG, NR_COLS
+	C_LOGLEN, C_LOGENC, C_AUTH, C_COLL, C_CONFL, C_LOG, NR_COLS
 };
 static const char *const row_cols[NR_COLS] = {
 	"id", "boot_id", "dump_id", "hostname", "release", "version", "arch",
@@ -134,7 +138,7 @@ static const char *const row_cols[NR_COLS] = {
 	"user_fields", "complete", "pkt_count", "pkt_received", "compression",
 	"payload_total", "gaps", "src", "received_ms", "stored_ms",
 	"sig_title", "sig_frames", "sig_hash", "log_len", "log_enc",
-	"auth_key", "log",
+	"auth_key", "collectors", "conflicts", "log",
 };
 
 /* ---- errors and connection ------------------------------------------- */
@@ -444,6 +448,13 @@ static int check_schema(struct pg_store *s)
 		      " netoops_schema_version", &v);
 	if (!r && v < 1)
 		r = -EBADMSG;
+	if (!r && v < 2) {
+		/* not migrated yet (netoopsd not restarted): no collectors */
+		char *c = strstr(s->cols_sql, "collectors, conflicts");
+
+		if (c)
+			memcpy(c, "NULL, 0::bigint      ", 21);
+	}
 	if (!r)
 		r = exec_cmd(s, "SELECT 1 FROM dumps LIMIT 0");
 	return r;
@@ -556,10 +567,12 @@ static const char *utf8(const char *t, char **keep, int *n, int *err)
 	return c;
 }
 
-static int put_one(struct pg_store *s, struct nstore_dump *d, bool *dup)
+/* The upsert of @d as @pl planned it. */
+static int upsert(struct pg_store *s, struct nstore_dump *d,
+		  const struct nstore_plan *pl, bool *dup)
 {
 	struct params p = { .n = 0 };
-	char boot[33], *keep[9];
+	char boot[33], *keep[10];
 	struct nstore_blobs e;
 	PGresult *res;
 	int r, i, nk = 0, err = 0;
@@ -624,6 +637,12 @@ static int put_one(struct pg_store *s, struct nstore_dump *d, bool *dup)
 		p_i64(&p, d->auth_key_id);
 	else
 		p_text(&p, NULL);
+	p_text(&p, utf8(pl->collectors, keep, &nk, &err));
+	p_i64(&p, pl->conflicts);
+	if (!d->complete && d->pieces)
+		p_bin(&p, d->pieces, d->pieces_len);
+	else
+		p_text(&p, NULL);
 	if (err) {
 		r = err;
 		goto out;
@@ -657,6 +676,79 @@ out:
 	for (i = 0; i < nk; i++)
 		free(keep[i]);
 	nstore_blobs_free(&e);
+	return r;
+}
+
+/*
+ * One dump: the stored copy read, the plan made (merge.c), then the
+ * upsert, or for a duplicate the conflicts it found.  Under PUT_LOCK:
+ * nothing changes the row in between.
+ */
+static int put_one(struct pg_store *s, struct nstore_dump *d, bool *dup)
+{
+	struct params p = { .n = 0 };
+	struct nstore_held h = { 0 };
+	struct nstore_plan pl;
+	PGresult *res;
+	char boot[33];
+	bool found;
+	int r;
+
+	*dup = false;
+	nstore_boot_id_hex(d->boot_id, boot);
+	p_text(&p, boot);
+	p_i64(&p, (int64_t)d->dump_id);
+	/* the stored datagrams only when there is something to merge */
+	p_text(&p, !d->complete && d->pieces ? "t" : "f");
+	res = exec_params(s, "SELECT id, complete, pkt_received, auth_key,"
+			  " CASE WHEN $3::boolean THEN pieces END, collectors,"
+			  " conflicts, received_ms, src FROM dumps WHERE"
+			  " boot_id = $1 AND dump_id = $2", &p, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		r = res_err(s, res);
+		PQclear(res);
+		return r;
+	}
+	found = PQntuples(res) == 1;
+	if (found) {
+		h.id = col_i64(res, 0, 0);
+		h.complete = PQgetlength(res, 0, 1) == 1 &&
+			     *PQgetvalue(res, 0, 1);
+		h.pkt_received = col_i64(res, 0, 2);
+		h.authenticated = !PQgetisnull(res, 0, 3);
+		h.auth_key_id = (uint32_t)col_i64(res, 0, 3);
+		if (!PQgetisnull(res, 0, 4)) {
+			h.pieces = (const uint8_t *)PQgetvalue(res, 0, 4);
+			h.pieces_len = PQgetlength(res, 0, 4);
+		}
+		if (!PQgetisnull(res, 0, 5))
+			h.collectors = PQgetvalue(res, 0, 5);
+		h.conflicts = col_i64(res, 0, 6);
+		h.received_ms = col_i64(res, 0, 7);
+		if (!PQgetisnull(res, 0, 8))
+			h.src = PQgetvalue(res, 0, 8);
+	}
+	r = nstore_plan_put(found ? &h : NULL, d, &pl);
+	PQclear(res);
+	if (!r && pl.wins) {
+		r = upsert(s, pl.w, &pl, dup);
+		d->id = pl.w->id;
+		d->dup_of = pl.w->dup_of;
+	} else if (!r) {
+		*dup = true;
+		d->dup_of = h.id;
+		if (pl.conflicts != h.conflicts) {
+			p.n = 0;
+			p_i64(&p, pl.conflicts);
+			p_i64(&p, h.id);
+			res = exec_params(s, "UPDATE dumps SET conflicts = $1"
+					  " WHERE id = $2", &p, 0);
+			if (PQresultStatus(res) != PGRES_COMMAND_OK)
+				r = res_err(s, res);
+			PQclear(res);
+		}
+	}
+	nstore_plan_free(&pl);
 	return r;
 }
 
@@ -800,6 +892,10 @@ static int row_to_dump(const PGresult *res, int row, struct nstore_dump *d,
 	d->log_len = col_i64(res, row, C_LOGLEN);
 	d->authenticated = !PQgetisnull(res, row, C_AUTH);
 	d->auth_key_id = (uint32_t)col_i64(res, row, C_AUTH);
+	r = col_str(res, row, C_COLL, &d->collectors);
+	if (r)
+		return r;
+	d->conflicts = col_i64(res, row, C_CONFL);
 	if (log)
 		return nstore_dec_log(d, col_i64(res, row, C_LOGENC),
 				      PQgetvalue(res, row, C_LOG),

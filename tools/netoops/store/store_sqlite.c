@@ -19,6 +19,11 @@
  *      columns those queries read, so that they never touch the rows
  *      (whose first page holds part of the log).  dumps_sig and dumps_host
  *      are their prefixes and go.
+ *   4  dumps.collectors (names of the collectors whose copies the row was
+ *      built from), dumps.conflicts (datagrams of other copies left out)
+ *      and dumps.pieces (the datagrams of a partial dump, to merge another
+ *      copy with: store/merge.c; NULL once complete).  pieces comes after
+ *      the log, in a new database too: only a put reads it.
  * A read-only opener of a version 1 database (not yet migrated: netoopsd
  * not restarted) reads NULL for the columns it lacks.
  *
@@ -42,7 +47,7 @@
 #include "store.h"
 #include "store_enc.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define STR(x)		#x
 #define XSTR(x)		STR(x)
 
@@ -52,6 +57,8 @@ struct sqlite_store {
 	sqlite3_stmt *put;	/* the upsert, prepared once */
 	char *path;
 	const char *auth_col;	/* "auth_key", or "NULL" before version 2 */
+	const char *more_cols;	/* collectors and conflicts, or NULL and 0
+				 * before version 4 */
 	bool rdonly;		/* opened NSTORE_RDONLY */
 };
 
@@ -80,8 +87,9 @@ static const char schema[] =
 	" compression INTEGER, payload_total INTEGER, gaps TEXT,"
 	" src TEXT, received_ms INTEGER NOT NULL, stored_ms INTEGER,"
 	" sig_title TEXT, sig_frames TEXT, sig_hash TEXT, auth_key INTEGER,"
+	" collectors TEXT, conflicts INTEGER NOT NULL DEFAULT 0,"
 	" log_len INTEGER NOT NULL, log_enc INTEGER NOT NULL, log BLOB,"
-	" UNIQUE(boot_id, dump_id));"
+	" pieces BLOB, UNIQUE(boot_id, dump_id));"
 	"CREATE INDEX IF NOT EXISTS dumps_received ON dumps(received_ms);"
 	INDEXES_V3
 	"INSERT OR IGNORE INTO meta VALUES('schema_version', "
@@ -92,9 +100,15 @@ static const char *const migrations[SCHEMA_VERSION - 1] = {
 	"ALTER TABLE dumps ADD COLUMN auth_key INTEGER;",
 	"DROP INDEX IF EXISTS dumps_sig; DROP INDEX IF EXISTS dumps_host;"
 	INDEXES_V3,
+	"ALTER TABLE dumps ADD COLUMN collectors TEXT;"
+	"ALTER TABLE dumps ADD COLUMN conflicts INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE dumps ADD COLUMN pieces BLOB;",
 };
 
-/* Columns 0..33 of every query; then the auth column (34), log (35). */
+/*
+ * Columns 0..33 of every query; then the auth column (34), collectors (35),
+ * conflicts (36), log (37).
+ */
 #define COLS \
 	"id, boot_id, dump_id, hostname, release, version, arch, reason," \
 	" oops_count, part, cpu, wall_sec, wall_nsec, uptime_ns, taint," \
@@ -108,10 +122,10 @@ static const char put_sql[] =
 	" cpu_desc, regs_arch, regs_context, regs, user, complete, pkt_count,"
 	" pkt_received, compression, payload_total, gaps, src, received_ms,"
 	" stored_ms, sig_title, sig_frames, sig_hash, log_len, log, log_enc,"
-	" auth_key)"
+	" auth_key, collectors, conflicts, pieces)"
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
 	"?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,"
-	"?35)"
+	"?35,?36,?37,?38)"
 	" ON CONFLICT(boot_id, dump_id) DO UPDATE SET"
 	" hostname=excluded.hostname, release=excluded.release,"
 	" version=excluded.version, arch=excluded.arch,"
@@ -128,7 +142,8 @@ static const char put_sql[] =
 	" sig_title=excluded.sig_title, sig_frames=excluded.sig_frames,"
 	" sig_hash=excluded.sig_hash, log_len=excluded.log_len,"
 	" log=excluded.log, log_enc=excluded.log_enc,"
-	" auth_key=excluded.auth_key"
+	" auth_key=excluded.auth_key, collectors=excluded.collectors,"
+	" conflicts=excluded.conflicts, pieces=excluded.pieces"
 	/* authenticated beats unauthenticated; never the reverse, nor a copy
 	 * verified with another key; else the more complete copy wins
 	 */
@@ -330,6 +345,7 @@ static int sqlite_open(const char *path, unsigned int flags,
 		}
 	}
 	s->auth_col = version >= 2 ? "auth_key" : "NULL";
+	s->more_cols = version >= 4 ? "collectors, conflicts" : "NULL, 0";
 	s->rdonly = flags & NSTORE_RDONLY;
 	*ret = &s->base;
 	return 0;
@@ -368,7 +384,9 @@ static int find_id(struct sqlite_store *s, const char *boot, uint64_t dump_id,
 	return rc;
 }
 
-static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
+/* The upsert of @d as @p planned it. */
+static int upsert(struct sqlite_store *s, struct nstore_dump *d,
+		  const struct nstore_plan *p, bool *dup)
 {
 	sqlite3_stmt *st = s->put;
 	struct nstore_blobs e;
@@ -438,6 +456,13 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 		sqlite3_bind_int64(st, 35, d->auth_key_id);
 	else
 		sqlite3_bind_null(st, 35);
+	bind_text(st, 36, p->collectors);
+	sqlite3_bind_int64(st, 37, p->conflicts);
+	if (!d->complete && d->pieces)
+		sqlite3_bind_blob64(st, 38, d->pieces, d->pieces_len,
+				    SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 38);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		d->id = sqlite3_column_int64(st, 0);
@@ -453,6 +478,95 @@ static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
 		rc = find_id(s, boot, d->dump_id, &d->dup_of);
 out:
 	nstore_blobs_free(&e);
+	return rc;
+}
+
+/* What is stored of @d's (boot_id, dump_id), into @h; -ENOENT if none. */
+static int held_read(struct sqlite_store *s, const char *boot,
+		     uint64_t dump_id, bool want_pieces, sqlite3_stmt **ret_st,
+		     struct nstore_held *h)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, complete, pkt_received,"
+				" auth_key, pieces, collectors, conflicts,"
+				" received_ms, src FROM dumps WHERE"
+				" boot_id = ? AND dump_id = ?", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return sq_err(rc);
+	sqlite3_bind_text(st, 1, boot, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)dump_id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? -ENOENT : sq_err(rc);
+	}
+	memset(h, 0, sizeof(*h));
+	h->id = sqlite3_column_int64(st, 0);
+	h->complete = sqlite3_column_int(st, 1);
+	h->pkt_received = sqlite3_column_int64(st, 2);
+	h->authenticated = sqlite3_column_type(st, 3) != SQLITE_NULL;
+	h->auth_key_id = (uint32_t)sqlite3_column_int64(st, 3);
+	/* only read when there is something to merge it with */
+	if (want_pieces) {
+		h->pieces = sqlite3_column_blob(st, 4);
+		h->pieces_len = sqlite3_column_bytes(st, 4);
+	}
+	h->collectors = (const char *)sqlite3_column_text(st, 5);
+	h->conflicts = sqlite3_column_int64(st, 6);
+	h->received_ms = sqlite3_column_int64(st, 7);
+	h->src = (const char *)sqlite3_column_text(st, 8);
+	*ret_st = st;		/* @h points into it until finalized */
+	return 0;
+}
+
+/*
+ * One dump: the stored copy read, the plan made (merge.c), then the
+ * upsert, or for a duplicate the conflicts it found.  Under BEGIN
+ * IMMEDIATE: nothing changes the row in between.
+ */
+static int put_one(struct sqlite_store *s, struct nstore_dump *d, bool *dup)
+{
+	struct nstore_plan p;
+	struct nstore_held h = { 0 };
+	sqlite3_stmt *st = NULL, *up;
+	char boot[33];
+	int rc;
+
+	*dup = false;
+	nstore_boot_id_hex(d->boot_id, boot);
+	rc = held_read(s, boot, d->dump_id, !d->complete && d->pieces, &st,
+		       &h);
+	if (rc && rc != -ENOENT)
+		return rc;
+	rc = nstore_plan_put(rc ? NULL : &h, d, &p);
+	/* done with what @h points to: no read open while the row changes */
+	sqlite3_finalize(st);
+	h.pieces = NULL;
+	h.collectors = h.src = NULL;
+	if (!rc && p.wins) {
+		rc = upsert(s, p.w, &p, dup);
+		d->id = p.w->id;
+		d->dup_of = p.w->dup_of;
+	} else if (!rc) {
+		*dup = true;
+		d->dup_of = h.id;
+		if (p.conflicts != h.conflicts) {
+			rc = sqlite3_prepare_v2(s->db, "UPDATE dumps SET"
+						" conflicts = ? WHERE id = ?",
+						-1, &up, NULL);
+			if (rc == SQLITE_OK) {
+				sqlite3_bind_int64(up, 1, p.conflicts);
+				sqlite3_bind_int64(up, 2, h.id);
+				rc = sqlite3_step(up);
+				sqlite3_finalize(up);
+			}
+			rc = rc == SQLITE_DONE ? 0 : sq_err(rc);
+		}
+	}
+	nstore_plan_free(&p);
 	return rc;
 }
 
@@ -493,8 +607,8 @@ static char *col_strdup(sqlite3_stmt *st, int i)
 }
 
 /*
- * Fills @d from a row selected with COLS, the auth column (34) and, if
- * @log, the log (35).
+ * Fills @d from a row selected with COLS, the auth column (34), the
+ * collectors and conflicts (35, 36) and, if @log, the log (37).
  */
 static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 {
@@ -546,10 +660,12 @@ static int row_to_dump(sqlite3_stmt *st, struct nstore_dump *d, bool log)
 	d->log_len = sqlite3_column_int64(st, 32);
 	d->authenticated = sqlite3_column_type(st, 34) != SQLITE_NULL;
 	d->auth_key_id = (uint32_t)sqlite3_column_int64(st, 34);
+	d->collectors = col_strdup(st, 35);
+	d->conflicts = sqlite3_column_int64(st, 36);
 	if (log)
 		return nstore_dec_log(d, sqlite3_column_int(st, 33),
-				      sqlite3_column_blob(st, 35),
-				      sqlite3_column_bytes(st, 35));
+				      sqlite3_column_blob(st, 37),
+				      sqlite3_column_bytes(st, 37));
 	return 0;
 }
 
@@ -562,8 +678,8 @@ static int sqlite_get(struct nstore *base, int64_t id,
 	char sql[640];
 	int rc;
 
-	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s, log FROM dumps"
-		 " WHERE id = ?", s->auth_col);
+	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s, %s, log FROM dumps"
+		 " WHERE id = ?", s->auth_col, s->more_cols);
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sq_err(rc);
@@ -667,8 +783,8 @@ static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
 		f = &any;
 	}
 	filter_sql(s, f, where, sizeof(where));
-	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s%s FROM dumps%s"
-		 " ORDER BY %s LIMIT %ld", s->auth_col,
+	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s, %s%s FROM dumps%s"
+		 " ORDER BY %s LIMIT %ld", s->auth_col, s->more_cols,
 		 flags & NSTORE_WITH_LOG ? ", log" : "", where,
 		 f->newest_first ? "received_ms DESC, id DESC" : "id",
 		 f->limit > 0 ? f->limit : -1L);

@@ -63,7 +63,9 @@ int gen_dump_payload(struct gen_pkts *out, const uint8_t boot_id[16],
 	uint8_t meta[2048], pkt[NETOOPS_PKT_MAX], *scratch = NULL;
 	size_t max_pkt = o->max_pkt ? o->max_pkt : NETOOPS_PKT_DEFAULT;
 	struct netoops_enc_opts eo = { .max_pkt = max_pkt,
-				       .fec_k = o->fec_k, .fec_m = o->fec_m };
+				       .fec_k = o->fec_k, .fec_m = o->fec_m,
+				       .mac = o->mac, .mac_ctx = o->mac_ctx,
+				       .key_id = o->key_id };
 	__u64 regs[NETOOPS_X86_64_NR_REGS];
 	struct netoops_tlv_buf tb;
 	struct netoops_enc enc;

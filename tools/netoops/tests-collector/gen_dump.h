@@ -28,6 +28,12 @@ struct gen_opts {
 	const char *version;		/* NULL: "#1 SMP PREEMPT_DYNAMIC ..." */
 	const char *cpu_vendor;		/* with regs; NULL: "GenuineIntel" */
 	unsigned int fec_k, fec_m;	/* parity groups; 0: no FEC */
+	/* every datagram signed with @mac (netoops_hmac and a struct
+	 * netoops_key as @mac_ctx), key id @key_id; NULL: unsigned
+	 */
+	int (*mac)(void *ctx, const void *buf, size_t len, uint8_t *out);
+	void *mac_ctx;
+	uint32_t key_id;
 };
 
 /* Packets of one dump of @log.  Return 0 or negative errno. */

@@ -66,6 +66,10 @@ static struct nstore_dump *full_record(uint8_t boot, uint64_t dump_id)
 	d->release = strdup("6.12.0");
 	d->version = strdup("#1 SMP");
 	d->arch = NULL;		/* not sent */
+	d->collectors = strdup("collector-a");
+	d->pieces = malloc(5);
+	memcpy(d->pieces, "NOPS\0", 5);	/* opaque to the spool */
+	d->pieces_len = 5;
 	d->reason = NETOOPS_REASON_PANIC;
 	d->oops_count = 3;
 	d->part = 1;
@@ -175,6 +179,10 @@ static void assert_same(const struct nstore_dump *a,
 	assert_str(a->sig_hash, b->sig_hash);
 	assert_int_equal(a->authenticated, b->authenticated);
 	assert_int_equal(a->auth_key_id, b->auth_key_id);
+	assert_str(a->collectors, b->collectors);
+	assert_int_equal(a->pieces_len, b->pieces_len);
+	if (a->pieces_len)
+		assert_memory_equal(a->pieces, b->pieces, a->pieces_len);
 }
 
 static void test_record_roundtrip(void **state)

@@ -35,6 +35,8 @@
 
 #include <linux/netoops.h>
 
+#include "netoops_decode.h"
+#include "store/record.h"
 #include "store/store.h"
 #include "gen_dump.h"
 #include "harness.h"
@@ -530,12 +532,15 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(sql_int(path, "SELECT value FROM meta"
 				 " WHERE key = 'schema_version'"), 1);
 
-	/* a writer migrates: version 3, the column, the indexes, the old
+	/* a writer migrates: version 4, the columns, the indexes, the old
 	 * row kept
 	 */
 	assert_int_equal(nstore_open(path, NSTORE_SYNC_NORMAL, &rw), 0);
 	assert_int_equal(sql_int(path, "SELECT value FROM meta"
-				 " WHERE key = 'schema_version'"), 3);
+				 " WHERE key = 'schema_version'"), 4);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM"
+				 " pragma_table_info('dumps') WHERE name IN"
+				 " ('collectors', 'conflicts', 'pieces')"), 3);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master"
 				 " WHERE type = 'index' AND name IN"
 				 " ('dumps_sig3', 'dumps_time3', 'dumps_host3',"
@@ -571,9 +576,9 @@ static void test_migrate_v1(void **state)
 	nstore_close(ro);
 	nstore_dump_free(d);
 
-	/* a new store is created at version 3 */
+	/* a new store is created at version 4 */
 	assert_int_equal(sql_int(f->path, "SELECT value FROM meta"
-				 " WHERE key = 'schema_version'"), 3);
+				 " WHERE key = 'schema_version'"), 4);
 }
 
 static void test_render_gaps(void **state)
@@ -1141,13 +1146,28 @@ static void test_pg_migrate(void **state)
 	int i;
 
 	assert_int_equal(pg_sql("SELECT max(version) FROM"
-				" netoops_schema_version"), 1);
+				" netoops_schema_version"), 2);
 	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	nstore_close(f->st);
+	/* a version 1 database (before merging) read without migrating,
+	 * then migrated by a writer, its row kept
+	 */
+	pg_sql("ALTER TABLE dumps DROP COLUMN collectors, DROP COLUMN"
+	       " conflicts, DROP COLUMN pieces");
+	pg_sql("DELETE FROM netoops_schema_version WHERE version = 2");
+	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &ro), 0);
+	assert_int_equal(count_where(ro, NULL), 1);
+	nstore_close(ro);
+	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
+	assert_int_equal(pg_sql("SELECT count(*) FROM information_schema"
+				".columns WHERE table_name = 'dumps' AND"
+				" column_name IN ('collectors', 'conflicts',"
+				" 'pieces')"), 3);
 	nstore_close(f->st);
 	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
 	assert_int_equal(nstore_open(f->path, NSTORE_RDONLY, &ro), 0);
 	assert_int_equal(pg_sql("SELECT count(*) FROM"
-				" netoops_schema_version"), 1);
+				" netoops_schema_version"), 2);
 	assert_int_equal(count_where(ro, NULL), 1);
 	assert_int_equal(nstore_put(ro, &d, 1, NULL), -EROFS);
 	nstore_close(ro);
@@ -1173,7 +1193,7 @@ static void test_pg_migrate(void **state)
 	for (i = 0; i < 4; i++)
 		assert_int_equal(child_status(pid[i]), 0);
 	assert_int_equal(pg_sql("SELECT count(*) FROM"
-				" netoops_schema_version"), 1);
+				" netoops_schema_version"), 2);
 	assert_int_equal(pg_sql("SELECT count(*) FROM dumps"), 4);
 	assert_int_equal(nstore_open(f->path, 0, &f->st), 0);
 	nstore_dump_free(d);
@@ -1590,6 +1610,389 @@ static void test_pg_deadlock_retry(void **state)
 	nstore_dump_free(a);
 }
 
+/* ---- merging partial copies (store/merge.c) ---------------------------- */
+
+/* A row count, or a value, by SQL on either backend. */
+static long long any_sql(const struct fx *f, const char *sql)
+{
+	return pg ? pg_sql(sql) : sql_int(f->path, sql);
+}
+
+/*
+ * The datagrams of dump (@boot, @dump_id): @log sent uncompressed in
+ * datagrams of at most 256 bytes, signed with @key (id @key_id) if any.
+ */
+static void merge_pkts(struct gen_pkts *pk, uint8_t boot, uint64_t dump_id,
+		       const char *log, size_t len, struct netoops_key *key,
+		       uint32_t key_id)
+{
+	struct gen_opts o = {
+		.hostname = "merge-host", .release = "6.12",
+		.reason = NETOOPS_REASON_OOPS, .max_pkt = 256,
+		.mac = key ? netoops_hmac : NULL, .mac_ctx = key,
+		.key_id = key_id,
+	};
+	uint8_t id[16];
+
+	memset(id, boot, 16);
+	assert_int_equal(gen_dump(pk, id, dump_id, &o, log, len), 0);
+	assert_true(pk->n >= 8);
+}
+
+/*
+ * The record a collector @name puts after receiving the datagrams of @pk
+ * whose index is not in @lost (ending with -1): built as netoopsd builds
+ * it (reassembler, nstore_record_from_dump()), with its datagrams when
+ * partial.  @auth: they were verified with their key.
+ */
+static struct nstore_dump *partial_copy(const struct gen_pkts *pk,
+				   const int *lost, const char *name,
+				   bool auth)
+{
+	struct netoops_dump *nd = NULL, *done;
+	struct netoops_reasm *r;
+	struct netoops_packet np;
+	struct nstore_dump *rec;
+	uint8_t *pieces = NULL;
+	size_t i, len = 0;
+	int k, rc;
+
+	assert_int_equal(netoops_reasm_new(NULL, &r), 0);
+	for (i = 0; i < pk->n; i++) {
+		for (k = 0; lost[k] >= 0 && (size_t)lost[k] != i; k++)
+			;
+		if (lost[k] >= 0)
+			continue;
+		assert_int_equal(netoops_decode_packet(pk->buf[i], pk->len[i],
+						       &np), 0);
+		np.verified = auth;
+		done = NULL;
+		rc = netoops_reasm_add(r, NULL, 0, &np, 0, &done, NULL);
+		assert_true(rc >= 0);
+		if (done)
+			nd = done;
+		pieces = realloc(pieces, len + pk->len[i]);
+		memcpy(pieces + len, pk->buf[i], pk->len[i]);
+		len += pk->len[i];
+	}
+	if (!nd)
+		assert_int_equal(netoops_reasm_flush(r, &nd), 1);
+	netoops_reasm_free(r);
+	assert_int_equal(nstore_record_from_dump(nd, 1764756000000LL, &rec,
+						 NULL), 0);
+	netoops_dump_free(nd);
+	rec->collectors = strdup(name);
+	rec->src = strdup("192.0.2.1");
+	rec->stored_ms = 1764756001000LL;
+	if (!rec->complete) {
+		rec->pieces = pieces;
+		rec->pieces_len = len;
+	} else {
+		free(pieces);
+	}
+	return rec;
+}
+
+static void put1(struct fx *f, struct nstore_dump *d, size_t want_dups)
+{
+	size_t dups = 99;
+
+	assert_int_equal(nstore_put(f->st, &d, 1, &dups), 0);
+	assert_int_equal(dups, want_dups);
+}
+
+static struct nstore_dump *get_row(struct fx *f, int64_t id)
+{
+	struct nstore_dump *g;
+
+	assert_int_equal(nstore_get(f->st, id, &g), 0);
+	return g;
+}
+
+/* Two copies with disjoint losses: one dump, complete, as sent. */
+static void test_merge_disjoint(void **state)
+{
+	struct fx *f = *state;
+	static const int lost_a[] = { 1, 2, -1 }, lost_b[] = { 5, -1 };
+	static const int none[] = { -1 };
+	struct nstore_dump *a, *b, *whole, *g;
+	struct nstore_stats s;
+	struct gen_pkts pk;
+	size_t len;
+	char *log = gen_log(3000, "merge_disjoint", 1, &len);
+
+	merge_pkts(&pk, 0x31, 1, log, len, NULL, 0);
+	a = partial_copy(&pk, lost_a, "A", false);
+	b = partial_copy(&pk, lost_b, "B", false);
+	whole = partial_copy(&pk, none, "W", false);
+	assert_false(a->complete);
+	assert_false(b->complete);
+	put1(f, a, 0);
+	assert_false(a->merged);
+	g = get_row(f, a->id);
+	assert_string_equal(g->collectors, "A");
+	assert_false(g->complete);
+	nstore_dump_free(g);
+	assert_int_equal(any_sql(f, "SELECT count(*) FROM dumps WHERE"
+				 " pieces IS NOT NULL"), 1);
+
+	put1(f, b, 0);
+	assert_true(b->merged);
+	assert_int_equal(b->id, a->id);
+	g = get_row(f, a->id);
+	assert_true(g->complete);
+	assert_int_equal(g->pkt_received, pk.n);
+	assert_int_equal(g->nr_gaps, 0);
+	assert_string_equal(g->collectors, "A,B");
+	assert_int_equal(g->conflicts, 0);
+	assert_int_equal(g->log_len, len);
+	assert_memory_equal(g->log, log, len);
+	assert_string_equal(g->sig_hash, whole->sig_hash);
+	assert_string_equal(g->src, "192.0.2.1");
+	nstore_dump_free(g);
+	assert_int_equal(nstore_stats(f->st, &s), 0);
+	assert_int_equal(s.dumps, 1);
+	assert_int_equal(s.complete, 1);
+	/* complete: its datagrams are not kept */
+	assert_int_equal(any_sql(f, "SELECT count(*) FROM dumps WHERE"
+				 " pieces IS NOT NULL"), 0);
+	/* and a complete copy after it is a duplicate */
+	put1(f, whole, 1);
+	assert_int_equal(whole->dup_of, a->id);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(whole);
+	gen_pkts_free(&pk);
+	free(log);
+}
+
+/*
+ * Overlapping losses: the union still lacks what both lost, then a third
+ * copy completes it; a copy that adds nothing is a duplicate.
+ */
+static void test_merge_overlap(void **state)
+{
+	struct fx *f = *state;
+	static const int lost_a[] = { 1, 2, 3, -1 }, lost_b[] = { 3, 4, -1 };
+	static const int lost_c[] = { 0, 1, -1 };
+	static const int lost_d[] = { 1, 2, 3, 4, 6, -1 };
+	struct nstore_dump *a, *b, *c, *d, *g;
+	struct gen_pkts pk;
+	size_t len;
+	char *log = gen_log(3000, "merge_overlap", 2, &len);
+
+	merge_pkts(&pk, 0x32, 7, log, len, NULL, 0);
+	a = partial_copy(&pk, lost_a, "A", false);
+	b = partial_copy(&pk, lost_b, "B", false);
+	c = partial_copy(&pk, lost_c, "C", false);
+	d = partial_copy(&pk, lost_d, "D", false);
+	put1(f, a, 0);
+	put1(f, b, 0);
+	assert_true(b->merged);
+	g = get_row(f, a->id);
+	assert_false(g->complete);
+	assert_int_equal(g->pkt_received, pk.n - 1);
+	assert_string_equal(g->collectors, "A,B");
+	assert_int_equal(g->nr_gaps, 1);
+	nstore_dump_free(g);
+	/* adds nothing the stored union lacks */
+	put1(f, d, 1);
+	assert_false(d->merged);
+	assert_int_equal(d->dup_of, a->id);
+	g = get_row(f, a->id);
+	assert_string_equal(g->collectors, "A,B");
+	assert_int_equal(g->pkt_received, pk.n - 1);
+	nstore_dump_free(g);
+	/* has the one datagram missing */
+	put1(f, c, 0);
+	assert_true(c->merged);
+	g = get_row(f, a->id);
+	assert_true(g->complete);
+	assert_string_equal(g->collectors, "A,B,C");
+	assert_memory_equal(g->log, log, len);
+	nstore_dump_free(g);
+	assert_int_equal(any_sql(f, "SELECT count(*) FROM dumps"), 1);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(c);
+	nstore_dump_free(d);
+	gen_pkts_free(&pk);
+	free(log);
+}
+
+/*
+ * A copy whose datagram contradicts a stored one (same index, other
+ * bytes): the stored bytes stay, the contradiction is counted, the rest
+ * of the copy still merges.
+ */
+static void test_merge_conflict(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_dump *a, *b, *b2, *g;
+	struct gen_pkts pk, bad;
+	int lost_a[] = { -1, -1 }, lost_b[] = { -1, -1 };
+	int lost_b2[] = { -1, -1, -1 };
+	size_t len, i, k = 0;
+	char *log = gen_log(3000, "merge_conflict", 3, &len);
+	char *other = malloc(len);
+
+	memcpy(other, log, len);
+	other[len / 2] ^= 0x20;		/* same length: same datagrams */
+	merge_pkts(&pk, 0x33, 9, log, len, NULL, 0);
+	merge_pkts(&bad, 0x33, 9, other, len, NULL, 0);
+	assert_int_equal(bad.n, pk.n);
+	for (i = 0; i < pk.n; i++)
+		if (pk.len[i] != bad.len[i] ||
+		    memcmp(pk.buf[i], bad.buf[i], pk.len[i]))
+			k = i, lost_a[0]++;
+	assert_int_equal(lost_a[0], 0);	/* exactly one differs: k */
+	/* A lacks j, B (the other bytes at k) lacks m */
+	lost_a[0] = k == 2 ? 3 : 2;
+	lost_b[0] = k == 4 ? 5 : 4;
+	a = partial_copy(&pk, lost_a, "A", false);
+	b = partial_copy(&bad, lost_b, "B", false);
+	/* and B2 only has what A has, with the other bytes at k */
+	lost_b2[0] = lost_a[0];
+	lost_b2[1] = lost_b[0];
+	b2 = partial_copy(&bad, lost_b2, "B2", false);
+	put1(f, a, 0);
+	put1(f, b2, 1);
+	g = get_row(f, a->id);
+	assert_int_equal(g->conflicts, 1);
+	assert_string_equal(g->collectors, "A");
+	nstore_dump_free(g);
+	put1(f, b, 0);
+	assert_true(b->merged);
+	g = get_row(f, a->id);
+	assert_true(g->complete);
+	assert_int_equal(g->conflicts, 2);
+	assert_string_equal(g->collectors, "A,B");
+	assert_int_equal(g->log_len, len);
+	assert_memory_equal(g->log, log, len);	/* A's bytes, not B's */
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(b2);
+	gen_pkts_free(&pk);
+	gen_pkts_free(&bad);
+	free(log);
+	free(other);
+}
+
+/*
+ * Copies of one key merge and stay authenticated; never with an
+ * unauthenticated copy nor with another key's; an authenticated copy
+ * replaces an unauthenticated union alone.
+ */
+static void test_merge_auth(void **state)
+{
+	struct fx *f = *state;
+	static const int lost_a[] = { 1, -1 }, lost_b[] = { 3, -1 };
+	static const int lost_c[] = { 2, -1 }, lost_u[] = { 4, -1 };
+	struct netoops_key k1 = { (const uint8_t *)"key-one-32-bytes", 16 };
+	struct netoops_key k2 = { (const uint8_t *)"key-two-32-bytes", 16 };
+	struct nstore_dump *a, *b, *c, *u, *g;
+	struct gen_pkts p1, p2, pu;
+	size_t len;
+	char *log = gen_log(3000, "merge_auth", 4, &len);
+
+	merge_pkts(&p1, 0x34, 1, log, len, &k1, 1);
+	merge_pkts(&p2, 0x34, 1, log, len, &k2, 2);
+	merge_pkts(&pu, 0x34, 1, log, len, NULL, 0);
+	a = partial_copy(&p1, lost_a, "A", true);
+	b = partial_copy(&p1, lost_b, "B", true);
+	c = partial_copy(&p2, lost_c, "C", true);
+	u = partial_copy(&pu, lost_u, "U", false);
+	assert_true(a->authenticated);
+	assert_int_equal(c->auth_key_id, 2);
+	put1(f, a, 0);
+	put1(f, u, 1);		/* unauthenticated: never merged in */
+	put1(f, c, 1);		/* another key: neither */
+	g = get_row(f, a->id);
+	assert_string_equal(g->collectors, "A");
+	assert_false(g->complete);
+	nstore_dump_free(g);
+	put1(f, b, 0);
+	assert_true(b->merged);
+	g = get_row(f, a->id);
+	assert_true(g->complete);
+	assert_true(g->authenticated);
+	assert_int_equal(g->auth_key_id, 1);
+	assert_string_equal(g->collectors, "A,B");
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(c);
+	nstore_dump_free(u);
+
+	/* the reverse: an unauthenticated union, then a signed copy */
+	gen_pkts_free(&p1);
+	gen_pkts_free(&pu);
+	merge_pkts(&p1, 0x35, 1, log, len, &k1, 1);
+	merge_pkts(&pu, 0x35, 1, log, len, NULL, 0);
+	a = partial_copy(&pu, lost_a, "A", false);
+	b = partial_copy(&pu, lost_b, "B", false);
+	c = partial_copy(&p1, lost_c, "C", true);
+	put1(f, a, 0);
+	put1(f, b, 0);
+	assert_true(b->merged);
+	put1(f, c, 0);
+	assert_false(c->merged);
+	g = get_row(f, a->id);
+	assert_true(g->authenticated);
+	assert_false(g->complete);
+	assert_string_equal(g->collectors, "C");
+	nstore_dump_free(g);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(c);
+	gen_pkts_free(&p1);
+	gen_pkts_free(&p2);
+	gen_pkts_free(&pu);
+	free(log);
+}
+
+/* A complete copy after partials replaces their union, alone. */
+static void test_merge_complete_later(void **state)
+{
+	struct fx *f = *state;
+	static const int lost_a[] = { 1, 2, -1 }, lost_b[] = { 2, 3, -1 };
+	static const int none[] = { -1 };
+	struct nstore_dump *a, *b, *c, *g;
+	struct gen_pkts pk;
+	size_t len;
+	char *log = gen_log(3000, "merge_later", 5, &len);
+
+	merge_pkts(&pk, 0x36, 3, log, len, NULL, 0);
+	a = partial_copy(&pk, lost_a, "A", false);
+	b = partial_copy(&pk, lost_b, "B", false);
+	c = partial_copy(&pk, none, "C", false);
+	put1(f, a, 0);
+	put1(f, b, 0);
+	g = get_row(f, a->id);
+	assert_false(g->complete);
+	assert_string_equal(g->collectors, "A,B");
+	nstore_dump_free(g);
+	put1(f, c, 0);
+	assert_false(c->merged);
+	assert_int_equal(c->id, a->id);
+	g = get_row(f, a->id);
+	assert_true(g->complete);
+	assert_string_equal(g->collectors, "C");
+	assert_memory_equal(g->log, log, len);
+	nstore_dump_free(g);
+	assert_int_equal(any_sql(f, "SELECT count(*) FROM dumps WHERE"
+				 " pieces IS NOT NULL"), 0);
+	/* partials after it: duplicates */
+	put1(f, a, 1);
+	assert_int_equal(any_sql(f, "SELECT count(*) FROM dumps"), 1);
+	nstore_dump_free(a);
+	nstore_dump_free(b);
+	nstore_dump_free(c);
+	gen_pkts_free(&pk);
+	free(log);
+}
+
 #define BOTH	0
 #define SQLITE	1
 #define PG	2
@@ -1615,6 +2018,11 @@ int main(int argc, char **argv)
 		T(test_stats_wal, SQLITE),
 		T(test_order_glob, BOTH),
 		T(test_count, BOTH),
+		T(test_merge_disjoint, BOTH),
+		T(test_merge_overlap, BOTH),
+		T(test_merge_conflict, BOTH),
+		T(test_merge_auth, BOTH),
+		T(test_merge_complete_later, BOTH),
 		{ cmocka_unit_test(test_render_gaps), BOTH },
 		{ cmocka_unit_test(test_helpers), BOTH },
 		T(test_pg_migrate, PG),
