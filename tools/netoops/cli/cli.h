@@ -64,6 +64,12 @@ json_t *stats_to_json(const struct nstore_stats *s, json_t *daemon);
 /* netoops.c */
 int open_store(struct cli *c, struct nstore **ret);
 int parse_time_ms(const char *s, int64_t *ret);
+/*
+ * The longest --host, --kernel or --bucket pattern: hostnames and releases
+ * are at most 64 bytes on the wire, and a long run of '*' or '?' costs a
+ * glob or regex engine time that grows with the pattern (PostgreSQL).
+ */
+#define GLOB_MAX	256
 /* "512", "64K", "10M", "2G" (powers of 1024): 0 or -EINVAL. */
 int parse_bytes(const char *s, int64_t *ret);
 int64_t now_wall_ms(void);

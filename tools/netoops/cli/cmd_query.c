@@ -54,10 +54,10 @@ int parse_filter(struct cli *c, int argc, char **argv,
 		switch (o) {
 		case F_HOST:
 			f->host = optarg;
-			break;
+			goto glob;
 		case F_KERNEL:
 			f->kernel = optarg;
-			break;
+			goto glob;
 		case F_REASON:
 			f->reason = nstore_reason_parse(optarg);
 			if (f->reason < 0)
@@ -73,6 +73,13 @@ int parse_filter(struct cli *c, int argc, char **argv,
 			break;
 		case F_BUCKET:
 			f->bucket = optarg;
+		glob:
+			if (strlen(optarg) > GLOB_MAX) {
+				fprintf(stderr, "netoops %s: glob too long"
+					" (at most %d bytes)\n", verb,
+					GLOB_MAX);
+				return 2;
+			}
 			break;
 		case F_COMPLETE:
 			f->complete = 1;

@@ -282,6 +282,7 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 {
 	const char *v;
 	char *end;
+	int i;
 
 	nstore_filter_init(f);
 	MHD_get_connection_values(a->c, MHD_GET_ARGUMENT_KIND, check_name, a);
@@ -290,6 +291,17 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 	f->host = arg(a, "host");
 	f->kernel = arg(a, "kernel");
 	f->bucket = arg(a, "bucket");
+	for (i = 0; i < 3; i++) {
+		static const char *const globs[] = { "host", "kernel",
+						     "bucket" };
+
+		if ((v = arg(a, globs[i])) && strlen(v) > GLOB_MAX) {
+			a->bad = globs[i];
+			snprintf(a->why, sizeof(a->why), "glob too long (at"
+				 " most %d bytes)", GLOB_MAX);
+			return -EINVAL;
+		}
+	}
 	if ((v = arg(a, "reason")) && (f->reason = nstore_reason_parse(v)) < 0)
 		goto bad_reason;
 	if ((v = arg(a, "since")) && parse_time_ms(v, &f->since_ms) < 0) {

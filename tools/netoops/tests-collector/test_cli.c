@@ -222,6 +222,37 @@ static void test_list_order(void **state)
 	harness_cleanup(dir);
 }
 
+/*
+ * --host, --kernel and --bucket take at most 256 bytes: a long run of '?'
+ * or '*' kept PostgreSQL's regex matching busy for seconds per query.
+ */
+static void test_glob_cap(void **state)
+{
+	static const char *const opts[] = { "--host", "--kernel", "--bucket" };
+	char dir[64], db[128], out[8192], args[512], glob[258];
+	struct nstore *st;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	put_dump(st, 0, "web-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
+	nstore_close(st);
+	for (i = 0; i < 3; i++) {
+		memset(glob, '?', 257);
+		glob[257] = 0;
+		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		if (harness_cli(db, args, out, sizeof(out)) != 2)
+			fail_msg("%s of 257 bytes: not a usage error", opts[i]);
+		glob[256] = 0;
+		snprintf(args, sizeof(args), "buckets %s '%s'", opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	}
+	harness_cleanup(dir);
+}
+
 /* A log imported twice: the second time names the stored dump's id. */
 static void test_import_again(void **state)
 {
@@ -779,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_documented_defaults),
 		harness_test(test_list_order),
+		harness_test(test_glob_cap),
 		harness_test(test_import_again),
 		harness_test(test_prune),
 		harness_test(test_watch),

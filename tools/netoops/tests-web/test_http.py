@@ -258,6 +258,19 @@ def test_api(w, db, bks, dumps):
                        ["show", str(d["id"]), "--json"])
 
 
+def test_glob_cap(w):
+    """A host, kernel or bucket pattern over 256 bytes is 400: 15,000 '?'
+    kept PostgreSQL busy for 12 s, and the one thread with it."""
+    for p in ("/dumps?host=" + "?" * 257, "/api/dumps?kernel=" + "*" * 257,
+              "/buckets?bucket=" + "a" * 257, "/hosts?host=" + "?*" * 129,
+              "/api/count?by=host&host=" + "?" * 15000):
+        st, _, body = w.get(p)
+        check(st == 400 and b"glob too long" in body,
+              "long glob: 400 glob too long", "%s...: %d %s"
+              % (p[:24], st, body[:80]))
+    page(w, "/dumps?host=" + "?" * 256)
+
+
 def main():
     fleet = webfix.Fleet("web-http")
     ok = False
@@ -276,6 +289,7 @@ def main():
         test_gaps(w, dumps)
         test_api(w, fleet.db, bks, dumps)
         test_links(w, bks)
+        test_glob_cap(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
         check(rc == 0, "netoops web exit status 0 on SIGTERM", str(rc))
