@@ -38,6 +38,14 @@
 #define TOKEN_MAX	256
 #define COOKIE		"netoops_token"
 #define DUMPS_LIMIT	100	/* /dumps without ?limit= */
+/*
+ * Connections: one client address may hold CONN_PER_IP at once, so that
+ * one peer trickling bytes (slowloris) cannot take all CONN_LIMIT; an idle
+ * one is closed after CONN_TIMEOUT_S.  A browser opens at most 6 per host.
+ */
+#define CONN_LIMIT	64
+#define CONN_PER_IP	8
+#define CONN_TIMEOUT_S	10
 #define DAY_MS		(86400 * 1000LL)
 
 struct web {
@@ -1614,8 +1622,9 @@ int cmd_web(struct cli *c, int argc, char **argv)
 	h = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
 			     0, NULL, NULL, handle, &w,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_LIMIT, 64,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 30,
+			     MHD_OPTION_CONNECTION_LIMIT, CONN_LIMIT,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, CONN_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S,
 			     MHD_OPTION_END);
 	if (!h) {
 		fprintf(stderr, "netoops web: cannot start the HTTP server\n");

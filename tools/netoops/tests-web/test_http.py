@@ -271,6 +271,63 @@ def test_glob_cap(w):
     page(w, "/dumps?host=" + "?" * 256)
 
 
+PER_IP = 8          # cmd_web.c CONN_PER_IP
+TIMEOUT_S = 10      # cmd_web.c CONN_TIMEOUT_S
+
+
+def test_slow_clients(w):
+    """Slowloris: one address holding connections open with a partial
+    request locked out every client (64 connections, 30 s each, reset by
+    each byte).  Now one address holds at most 8: a ninth is refused at
+    once, another address is still served, and idle ones are closed after
+    10 s."""
+    import socket
+    idle = []
+    for _ in range(PER_IP):
+        s = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        idle.append(s)
+    t0 = time.monotonic()
+    s = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+    try:
+        s.sendall(b"GET /style.css HTTP/1.1\r\nHost: x\r\nAuthorization:"
+                  b" Bearer " + webfix.TOKEN.encode() + b"\r\n\r\n")
+        got = s.recv(100)
+    except (ConnectionResetError, BrokenPipeError):
+        got = b""
+    except socket.timeout:
+        got = b"timeout"
+    s.close()
+    check(got == b"" and time.monotonic() - t0 < 5,
+          "connection %d from one address refused at once" % (PER_IP + 1),
+          "%r after %.1f s" % (got[:40], time.monotonic() - t0))
+    c = http.client.HTTPConnection("127.0.0.1", w.port, timeout=10,
+                                   source_address=("127.0.0.2", 0))
+    t0 = time.monotonic()
+    c.request("GET", "/style.css",
+              headers={"Authorization": "Bearer " + webfix.TOKEN})
+    st = c.getresponse().status
+    c.close()
+    check(st == 200 and time.monotonic() - t0 < 5,
+          "another address served meanwhile", str(st))
+    # the idle ones: closed by the server after its timeout
+    t0 = time.monotonic()
+    closed = 0
+    for s in idle:
+        s.settimeout(max(0.1, TIMEOUT_S + 6 - (time.monotonic() - t0)))
+        try:
+            closed += s.recv(100) == b""
+        except ConnectionResetError:
+            closed += 1
+        except socket.timeout:
+            pass
+        s.close()
+    check(closed == PER_IP, "idle connections closed after %d s"
+          % TIMEOUT_S, "%d of %d in %.1f s" % (closed, PER_IP,
+                                              time.monotonic() - t0))
+    check(w.get("/style.css")[0] == 200, "served again afterwards")
+
+
 def main():
     fleet = webfix.Fleet("web-http")
     ok = False
@@ -290,6 +347,7 @@ def main():
         test_api(w, fleet.db, bks, dumps)
         test_links(w, bks)
         test_glob_cap(w)
+        test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
         check(rc == 0, "netoops web exit status 0 on SIGTERM", str(rc))
