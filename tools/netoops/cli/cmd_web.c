@@ -289,8 +289,7 @@ static int tristate(const char *v)
 static int parse_args(struct args *a, struct nstore_filter *f)
 {
 	const char *v;
-	char *end;
-	int i;
+	int i, r;
 
 	nstore_filter_init(f);
 	MHD_get_connection_values(a->c, MHD_GET_ARGUMENT_KIND, check_name, a);
@@ -312,13 +311,15 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 	}
 	if ((v = arg(a, "reason")) && (f->reason = nstore_reason_parse(v)) < 0)
 		goto bad_reason;
-	if ((v = arg(a, "since")) && parse_time_ms(v, &f->since_ms) < 0) {
+	if ((v = arg(a, "since")) &&
+	    (r = parse_time_ms(v, &f->since_ms)) < 0) {
 		a->bad = "since";
-		goto bad;
+		goto bad_time;
 	}
-	if ((v = arg(a, "until")) && parse_time_ms(v, &f->until_ms) < 0) {
+	if ((v = arg(a, "until")) &&
+	    (r = parse_time_ms(v, &f->until_ms)) < 0) {
 		a->bad = "until";
-		goto bad;
+		goto bad_time;
 	}
 	f->complete = tristate(arg(a, "complete"));
 	if (f->complete == -2) {
@@ -331,13 +332,15 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 		goto bad;
 	}
 	if ((v = arg(a, "limit"))) {
-		f->limit = strtol(v, &end, 10);
-		if (*end || f->limit <= 0) {
+		if (parse_limit(v, &f->limit) < 0) {
 			a->bad = "limit";
 			goto bad;
 		}
 	}
 	return 0;
+bad_time:
+	snprintf(a->why, sizeof(a->why), "%s", time_strerror(r));
+	return -EINVAL;
 bad_reason:
 	a->bad = "reason";
 bad:

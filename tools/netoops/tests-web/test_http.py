@@ -271,6 +271,27 @@ def test_glob_cap(w):
     page(w, "/dumps?host=" + "?" * 256)
 
 
+def test_bounds(w, db):
+    """Times and limits out of range are 400, not wrapped products (UBSan
+    aborted, a release build listed everything) nor 0 ("no bound")."""
+    for p in ("/dumps?since=9223372036854776",
+              "/dumps?since=-106751991167301d",
+              "/api/dumps?until=9223372036854775807",
+              "/api/dumps?until=1970-01-01", "/api/count?by=time&until=0",
+              "/dumps?since=1969-12-31", "/dumps?limit=99999999999999999999",
+              "/api/buckets?limit=9223372036854775808"):
+        page(w, p, 400)
+    st, _, body = w.get("/api/dumps?since=9223372036854776")
+    check(b"out of range" in body, "400 says out of range", str(body[:100]))
+    # the earliest bound taken is a real bound
+    api_equals_cli(w, db, "/api/dumps?until=1970-01-01+00:00:02&no_log=1",
+                   ["list", "--json", "--no-log", "--until",
+                    "1970-01-01 00:00:02", "--limit", "1000"])
+    st, _, body = w.get("/api/dumps?until=1970-01-01+00:00:02")
+    check(st == 200 and json.loads(body) == [], "until 1970-01-01 00:00:02:"
+          " no dump", str(body[:100]))
+
+
 PER_IP = 8          # cmd_web.c CONN_PER_IP
 TIMEOUT_S = 10      # cmd_web.c CONN_TIMEOUT_S
 
@@ -347,6 +368,7 @@ def main():
         test_api(w, fleet.db, bks, dumps)
         test_links(w, bks)
         test_glob_cap(w)
+        test_bounds(w, fleet.db)
         test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
