@@ -38,6 +38,9 @@
 #define TOKEN_MAX	256
 #define COOKIE		"netoops_token"
 #define DUMPS_LIMIT	100	/* /dumps without ?limit= */
+#define API_DUMPS_LIMIT	1000	/* /api/dumps without ?limit= */
+#define BUCKETS_LIMIT	500	/* /buckets without ?limit= */
+#define LIMIT_MAX	1000	/* the largest ?limit= anywhere */
 /*
  * Connections: one client address may hold CONN_PER_IP at once, so that
  * one peer trickling bytes (slowloris) cannot take all CONN_LIMIT; an idle
@@ -336,6 +339,12 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 			a->bad = "limit";
 			goto bad;
 		}
+		if (f->limit > LIMIT_MAX) {
+			a->bad = "limit";
+			snprintf(a->why, sizeof(a->why), "at most %d",
+				 LIMIT_MAX);
+			return -EINVAL;
+		}
 	}
 	return 0;
 bad_time:
@@ -538,6 +547,7 @@ static int dump_row_cb(const struct nstore_dump *d, void *arg)
 struct bucket_rows {
 	FILE *f;
 	long n;
+	long max;	/* rows shown, 0 = all; one more is counted */
 };
 
 static void bucket_table_head(FILE *f)
@@ -553,6 +563,10 @@ static int bucket_row_cb(const struct nstore_bucket *b, void *arg)
 	FILE *f = x->f;
 	char first[32], last[32];
 
+	if (x->max && x->n >= x->max) {
+		x->n++;		/* one more than shown: the list was cut */
+		return 0;
+	}
 	x->n++;
 	fmt_time(b->first_ms, first, sizeof(first));
 	fmt_time(b->last_ms, last, sizeof(last));
@@ -756,6 +770,9 @@ static void page_buckets(struct web *w, struct page *p, struct args *a)
 		bad_request(p, a);
 		return;
 	}
+	/* one more than shown, to tell that there are more */
+	br.max = f.limit ? f.limit : BUCKETS_LIMIT;
+	f.limit = br.max + 1;
 	fputs("<h1>Buckets</h1>\n<p class=\"muted\">Dumps grouped by crash"
 	      " signature, biggest first.</p>\n", p->f);
 	bucket_table_head(p->f);
@@ -764,8 +781,14 @@ static void page_buckets(struct web *w, struct page *p, struct args *a)
 		store_error(p, r);
 		return;
 	}
-	fprintf(p->f, "</table>\n<p id=\"nbuckets\">%ld buckets.</p>\n",
-		br.n);
+	if (br.n > br.max)
+		fprintf(p->f, "</table>\n<p id=\"nbuckets\">The %ld biggest"
+			" buckets; there are more (narrow the filters, or"
+			" <a href=\"/api/buckets\">/api/buckets</a>).</p>\n",
+			br.max);
+	else
+		fprintf(p->f, "</table>\n<p id=\"nbuckets\">%ld buckets."
+			"</p>\n", br.n);
 }
 
 struct key_rows {
@@ -1201,6 +1224,9 @@ static void api(struct web *w, struct page *p, struct args *a,
 		return;
 	}
 	if (!strcmp(what, "dumps")) {
+		/* the whole answer is built in memory: never unbounded */
+		if (!f.limit)
+			f.limit = API_DUMPS_LIMIT;
 		r = list_json(w->st, &f, tristate(arg(a, "no_log")) != 1, &j);
 	} else if (!strcmp(what, "buckets")) {
 		r = buckets_json(w->st, &f, &j);

@@ -229,20 +229,24 @@ def test_api(w, db, bks, dumps):
                    ["buckets", "--json", "--host", "node-1*", "--complete"])
     api_equals_cli(w, db, "/api/dumps?limit=40",
                    ["list", "--json", "--limit", "40"])
+    # /api/dumps holds at most 1000 dumps (test_big_store): the CLI with
+    # the same --limit
     api_equals_cli(w, db, "/api/dumps?no_log=1",
-                   ["list", "--json", "--no-log"])
+                   ["list", "--json", "--no-log", "--limit", "1000"])
     # absolute times: "-3d" read a second apart could differ by a dump
     now = int(time.time())
     since, until = str(now - 3 * 86400), str(now - 86400)
     api_equals_cli(w, db, "/api/dumps?since=%s&until=%s&no_log=1"
                    "&authenticated=0" % (since, until),
                    ["list", "--json", "--no-log", "--since", since,
-                    "--until", until, "--unauthenticated"])
+                    "--until", until, "--unauthenticated", "--limit",
+                    "1000"])
     b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
     api_equals_cli(w, db, "/api/dumps?bucket=%s&reason=oops" % b[:10],
-                   ["list", "--json", "--bucket", b[:10], "--reason", "oops"])
+                   ["list", "--json", "--bucket", b[:10], "--reason", "oops",
+                    "--limit", "1000"])
     api_equals_cli(w, db, "/api/dumps?complete=0",
-                   ["list", "--json", "--partial"])
+                   ["list", "--json", "--partial", "--limit", "1000"])
     api_equals_cli(w, db, "/api/stats", ["stats", "--json"])
     api_equals_cli(w, db, "/api/hosts", ["count", "--json", "--by", "host"])
     api_equals_cli(w, db, "/api/kernels",
@@ -279,7 +283,8 @@ def test_bounds(w, db):
               "/api/dumps?until=9223372036854775807",
               "/api/dumps?until=1970-01-01", "/api/count?by=time&until=0",
               "/dumps?since=1969-12-31", "/dumps?limit=99999999999999999999",
-              "/api/buckets?limit=9223372036854775808"):
+              "/api/buckets?limit=9223372036854775808",
+              "/api/dumps?limit=1001", "/dumps?limit=5000"):
         page(w, p, 400)
     st, _, body = w.get("/api/dumps?since=9223372036854776")
     check(b"out of range" in body, "400 says out of range", str(body[:100]))
@@ -290,6 +295,51 @@ def test_bounds(w, db):
     st, _, body = w.get("/api/dumps?until=1970-01-01+00:00:02")
     check(st == 200 and json.loads(body) == [], "until 1970-01-01 00:00:02:"
           " no dump", str(body[:100]))
+
+
+def test_big_store(fleet):
+    """A store of 1,100 dumps: /api/dumps answers 1000 (the default and
+    the most), as the CLI with --limit 1000; /buckets says when it is cut.
+    It built all of them in memory (153 MB for 100,000 dumps)."""
+    import os
+    import signal
+    import subprocess
+    db = os.path.join(fleet.dir, "big.db")
+    subprocess.run([webfix.FEED, "--history", db, "1100"], check=True,
+                   timeout=300)
+    ready = os.path.join(fleet.dir, "big.ready")
+    web = fleet.spawn([webfix.CLI, "--db", db, "web", "--listen",
+                       "127.0.0.1:0", "--ready-file", ready], "big.log")
+    kv = webfix.wait_for("netoops web ready (big store)",
+                         lambda: webfix.read_kv(ready) or
+                         (web.poll() is not None and {"dead": 1}))
+    if not check("dead" not in kv, "netoops web on the big store"):
+        return
+    w = Web(int(kv["port"]))
+    st, _, body = w.get("/api/dumps?no_log=1")
+    n = len(json.loads(body)) if st == 200 else -1
+    check(n == 1000, "/api/dumps: 1000 dumps by default", str(n))
+    api_equals_cli(w, db, "/api/dumps?no_log=1",
+                   ["list", "--json", "--no-log", "--limit", "1000"])
+    api_equals_cli(w, db, "/api/dumps?limit=1000&host=node-1*",
+                   ["list", "--json", "--limit", "1000", "--host",
+                    "node-1*"])
+    text = page(w, "/buckets?limit=3")
+    rows = len(re.findall(r"data-count=", text))
+    check(rows == 3 and "The 3 biggest buckets; there are more" in text,
+          "/buckets?limit=3: 3 rows and a note that it is cut", str(rows))
+    text = page(w, "/buckets")
+    rows = len(re.findall(r"data-count=", text))
+    total = len(webfix.buckets(db))
+    check(rows == total and ">%d buckets.<" % total in text,
+          "/buckets: every bucket when fewer than 500", "%d %d"
+          % (rows, total))
+    web.send_signal(signal.SIGTERM)
+    rc = web.wait(timeout=60)
+    fleet.procs.remove(web)
+    log = fleet.log("big.log")
+    check(rc == 0 and "Sanitizer" not in log, "big store: clean exit",
+          log[-2000:])
 
 
 PER_IP = 8          # cmd_web.c CONN_PER_IP
@@ -369,6 +419,7 @@ def main():
         test_links(w, bks)
         test_glob_cap(w)
         test_bounds(w, fleet.db)
+        test_big_store(fleet)
         test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
