@@ -1353,6 +1353,8 @@ static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p,
 		MHD_add_response_header(resp, "Location", location);
 	if (cookie)
 		MHD_add_response_header(resp, "Set-Cookie", cookie);
+	if (p->status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, "Allow", "GET, HEAD");
 	if (p->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, "WWW-Authenticate",
 					"Bearer realm=\"netoops\"");

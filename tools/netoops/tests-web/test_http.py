@@ -131,8 +131,12 @@ def test_pages(w, db, bks, dumps):
               "/?host=x", "/api/count?by=week", "/api/count?step=0",
               "/api/buckets?limit=-1"):
         page(w, p, 400)
-    st, _, _ = w.get("/", method="POST")
-    check(st == 405, "POST: 405", str(st))
+    for m in ("POST", "PUT", "DELETE"):
+        st, r, _ = w.get("/", method=m)
+        check(st == 405, m + ": 405", str(st))
+        # RFC 9110 15.5.6: a 405 names the methods that are allowed
+        check(r.getheader("Allow") == "GET, HEAD", m + ": 405 with Allow",
+              str(r.getheader("Allow")))
     # the overview's totals are the store's
     text = page(w, "/")
     stats = json.loads(cli(db, "stats", "--json"))
