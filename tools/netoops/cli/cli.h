@@ -63,7 +63,20 @@ json_t *stats_to_json(const struct nstore_stats *s, json_t *daemon);
 
 /* netoops.c */
 int open_store(struct cli *c, struct nstore **ret);
+/* Times from 1970-01-01 00:00:01 to 9999-12-31 23:59:59 UTC, in seconds. */
+#define TIME_MIN_S	1LL
+#define TIME_MAX_S	253402300799LL
+/* 0, -EINVAL (not a time) or -ERANGE; time_strerror() words either. */
 int parse_time_ms(const char *s, int64_t *ret);
+const char *time_strerror(int r);
+/* A positive count: 0, -EINVAL or -ERANGE. */
+int parse_limit(const char *s, long *ret);
+/*
+ * The longest --host, --kernel or --bucket pattern: hostnames and releases
+ * are at most 64 bytes on the wire, and a long run of '*' or '?' costs a
+ * glob or regex engine time that grows with the pattern (PostgreSQL).
+ */
+#define GLOB_MAX	256
 /* "512", "64K", "10M", "2G" (powers of 1024): 0 or -EINVAL. */
 int parse_bytes(const char *s, int64_t *ret);
 int64_t now_wall_ms(void);

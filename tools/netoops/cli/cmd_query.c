@@ -47,32 +47,41 @@ int parse_filter(struct cli *c, int argc, char **argv,
 {
 	bool watch = !strcmp(verb, "watch");
 	char *end;
-	int o;
+	int o, r;
 
 	nstore_filter_init(f);
 	while ((o = getopt_long(argc, argv, "", filter_opts, NULL)) != -1) {
 		switch (o) {
 		case F_HOST:
 			f->host = optarg;
-			break;
+			goto glob;
 		case F_KERNEL:
 			f->kernel = optarg;
-			break;
+			goto glob;
 		case F_REASON:
 			f->reason = nstore_reason_parse(optarg);
 			if (f->reason < 0)
 				goto bad;
 			break;
 		case F_SINCE:
-			if (parse_time_ms(optarg, &f->since_ms) < 0)
-				goto bad;
+			r = parse_time_ms(optarg, &f->since_ms);
+			if (r < 0)
+				goto bad_time;
 			break;
 		case F_UNTIL:
-			if (parse_time_ms(optarg, &f->until_ms) < 0)
-				goto bad;
+			r = parse_time_ms(optarg, &f->until_ms);
+			if (r < 0)
+				goto bad_time;
 			break;
 		case F_BUCKET:
 			f->bucket = optarg;
+		glob:
+			if (strlen(optarg) > GLOB_MAX) {
+				fprintf(stderr, "netoops %s: glob too long"
+					" (at most %d bytes)\n", verb,
+					GLOB_MAX);
+				return 2;
+			}
 			break;
 		case F_COMPLETE:
 			f->complete = 1;
@@ -87,8 +96,7 @@ int parse_filter(struct cli *c, int argc, char **argv,
 			f->authenticated = 0;
 			break;
 		case F_LIMIT:
-			f->limit = strtol(optarg, &end, 10);
-			if (*end || f->limit <= 0 || watch)
+			if (parse_limit(optarg, &f->limit) < 0 || watch)
 				goto bad;
 			break;
 		case F_INTERVAL:
@@ -124,6 +132,10 @@ int parse_filter(struct cli *c, int argc, char **argv,
 	return 0;
 bad:
 	fprintf(stderr, "netoops %s: bad value '%s'\n", verb, optarg);
+	return 2;
+bad_time:
+	fprintf(stderr, "netoops %s: '%s': %s\n", verb, optarg,
+		time_strerror(r));
 	return 2;
 }
 

@@ -38,6 +38,17 @@
 #define TOKEN_MAX	256
 #define COOKIE		"netoops_token"
 #define DUMPS_LIMIT	100	/* /dumps without ?limit= */
+#define API_DUMPS_LIMIT	1000	/* /api/dumps without ?limit= */
+#define BUCKETS_LIMIT	500	/* /buckets without ?limit= */
+#define LIMIT_MAX	1000	/* the largest ?limit= anywhere */
+/*
+ * Connections: one client address may hold CONN_PER_IP at once, so that
+ * one peer trickling bytes (slowloris) cannot take all CONN_LIMIT; an idle
+ * one is closed after CONN_TIMEOUT_S.  A browser opens at most 6 per host.
+ */
+#define CONN_LIMIT	64
+#define CONN_PER_IP	8
+#define CONN_TIMEOUT_S	10
 #define DAY_MS		(86400 * 1000LL)
 
 struct web {
@@ -281,7 +292,7 @@ static int tristate(const char *v)
 static int parse_args(struct args *a, struct nstore_filter *f)
 {
 	const char *v;
-	char *end;
+	int i, r;
 
 	nstore_filter_init(f);
 	MHD_get_connection_values(a->c, MHD_GET_ARGUMENT_KIND, check_name, a);
@@ -290,15 +301,28 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 	f->host = arg(a, "host");
 	f->kernel = arg(a, "kernel");
 	f->bucket = arg(a, "bucket");
+	for (i = 0; i < 3; i++) {
+		static const char *const globs[] = { "host", "kernel",
+						     "bucket" };
+
+		if ((v = arg(a, globs[i])) && strlen(v) > GLOB_MAX) {
+			a->bad = globs[i];
+			snprintf(a->why, sizeof(a->why), "glob too long (at"
+				 " most %d bytes)", GLOB_MAX);
+			return -EINVAL;
+		}
+	}
 	if ((v = arg(a, "reason")) && (f->reason = nstore_reason_parse(v)) < 0)
 		goto bad_reason;
-	if ((v = arg(a, "since")) && parse_time_ms(v, &f->since_ms) < 0) {
+	if ((v = arg(a, "since")) &&
+	    (r = parse_time_ms(v, &f->since_ms)) < 0) {
 		a->bad = "since";
-		goto bad;
+		goto bad_time;
 	}
-	if ((v = arg(a, "until")) && parse_time_ms(v, &f->until_ms) < 0) {
+	if ((v = arg(a, "until")) &&
+	    (r = parse_time_ms(v, &f->until_ms)) < 0) {
 		a->bad = "until";
-		goto bad;
+		goto bad_time;
 	}
 	f->complete = tristate(arg(a, "complete"));
 	if (f->complete == -2) {
@@ -311,13 +335,21 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 		goto bad;
 	}
 	if ((v = arg(a, "limit"))) {
-		f->limit = strtol(v, &end, 10);
-		if (*end || f->limit <= 0) {
+		if (parse_limit(v, &f->limit) < 0) {
 			a->bad = "limit";
 			goto bad;
 		}
+		if (f->limit > LIMIT_MAX) {
+			a->bad = "limit";
+			snprintf(a->why, sizeof(a->why), "at most %d",
+				 LIMIT_MAX);
+			return -EINVAL;
+		}
 	}
 	return 0;
+bad_time:
+	snprintf(a->why, sizeof(a->why), "%s", time_strerror(r));
+	return -EINVAL;
 bad_reason:
 	a->bad = "reason";
 bad:
@@ -515,6 +547,7 @@ static int dump_row_cb(const struct nstore_dump *d, void *arg)
 struct bucket_rows {
 	FILE *f;
 	long n;
+	long max;	/* rows shown, 0 = all; one more is counted */
 };
 
 static void bucket_table_head(FILE *f)
@@ -530,6 +563,10 @@ static int bucket_row_cb(const struct nstore_bucket *b, void *arg)
 	FILE *f = x->f;
 	char first[32], last[32];
 
+	if (x->max && x->n >= x->max) {
+		x->n++;		/* one more than shown: the list was cut */
+		return 0;
+	}
 	x->n++;
 	fmt_time(b->first_ms, first, sizeof(first));
 	fmt_time(b->last_ms, last, sizeof(last));
@@ -733,6 +770,9 @@ static void page_buckets(struct web *w, struct page *p, struct args *a)
 		bad_request(p, a);
 		return;
 	}
+	/* one more than shown, to tell that there are more */
+	br.max = f.limit ? f.limit : BUCKETS_LIMIT;
+	f.limit = br.max + 1;
 	fputs("<h1>Buckets</h1>\n<p class=\"muted\">Dumps grouped by crash"
 	      " signature, biggest first.</p>\n", p->f);
 	bucket_table_head(p->f);
@@ -741,8 +781,14 @@ static void page_buckets(struct web *w, struct page *p, struct args *a)
 		store_error(p, r);
 		return;
 	}
-	fprintf(p->f, "</table>\n<p id=\"nbuckets\">%ld buckets.</p>\n",
-		br.n);
+	if (br.n > br.max)
+		fprintf(p->f, "</table>\n<p id=\"nbuckets\">The %ld biggest"
+			" buckets; there are more (narrow the filters, or"
+			" <a href=\"/api/buckets\">/api/buckets</a>).</p>\n",
+			br.max);
+	else
+		fprintf(p->f, "</table>\n<p id=\"nbuckets\">%ld buckets."
+			"</p>\n", br.n);
 }
 
 struct key_rows {
@@ -1178,6 +1224,9 @@ static void api(struct web *w, struct page *p, struct args *a,
 		return;
 	}
 	if (!strcmp(what, "dumps")) {
+		/* the whole answer is built in memory: never unbounded */
+		if (!f.limit)
+			f.limit = API_DUMPS_LIMIT;
 		r = list_json(w->st, &f, tristate(arg(a, "no_log")) != 1, &j);
 	} else if (!strcmp(what, "buckets")) {
 		r = buckets_json(w->st, &f, &j);
@@ -1304,6 +1353,8 @@ static enum MHD_Result send_page(struct MHD_Connection *c, struct page *p,
 		MHD_add_response_header(resp, "Location", location);
 	if (cookie)
 		MHD_add_response_header(resp, "Set-Cookie", cookie);
+	if (p->status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, "Allow", "GET, HEAD");
 	if (p->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, "WWW-Authenticate",
 					"Bearer realm=\"netoops\"");
@@ -1602,8 +1653,9 @@ int cmd_web(struct cli *c, int argc, char **argv)
 	h = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
 			     0, NULL, NULL, handle, &w,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_LIMIT, 64,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 30,
+			     MHD_OPTION_CONNECTION_LIMIT, CONN_LIMIT,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, CONN_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S,
 			     MHD_OPTION_END);
 	if (!h) {
 		fprintf(stderr, "netoops web: cannot start the HTTP server\n");

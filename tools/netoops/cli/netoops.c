@@ -92,10 +92,12 @@ static void usage(FILE *f)
 	fprintf(f,
 "\n"
 "Times (--since, --until): unix seconds, \"YYYY-MM-DD[ HH:MM[:SS]]\" (UTC)\n"
-"or a relative \"-2h\", \"-30m\", \"-7d\".  Reasons: panic, oops, emergency,\n"
+"or a relative \"-2h\", \"-30m\", \"-7d\"; from 1970-01-01 00:00:01 to\n"
+"9999-12-31 23:59:59.  Reasons: panic, oops, emergency,\n"
 "restart, halt, poweroff, soft.  --bucket takes a signature hash or a\n"
 "prefix of it.  --host and --kernel are glob patterns ('*', '?', [...];\n"
-"\"[*]\" for a literal '*'), exact without those.  Sizes take K, M, G.\n"
+"\"[*]\" for a literal '*'), exact without those; these three take at most\n"
+"256 bytes.  Sizes take K, M, G.\n"
 "A dump is authenticated (--authenticated, AUTH \"key N\") when\n"
 "netoopsd verified every datagram of it with the one key N (--key); dumps\n"
 "stored without a --key, or with any unsigned datagram, are not.\n"
@@ -142,15 +144,26 @@ int parse_bytes(const char *s, int64_t *ret)
 	return 0;
 }
 
+/*
+ * A time as unix milliseconds, from 1970-01-01 00:00:01 to 9999-12-31
+ * 23:59:59 UTC (TIME_MIN_S, TIME_MAX_S): -ERANGE outside, before any
+ * multiplication can overflow; -EINVAL when not a time.  Nothing earlier:
+ * the store takes a bound of 0 for none, so "1970-01-01" would silently
+ * mean "no bound".
+ */
 int parse_time_ms(const char *s, int64_t *ret)
 {
 	struct tm tm;
 	char *end;
 	long long v;
+	int64_t t;
 
 	if (s[0] == '-' && s[1]) {
 		long long mult;
 
+		if (s[1] < '0' || s[1] > '9')
+			return -EINVAL;
+		errno = 0;
 		v = strtoll(s + 1, &end, 10);
 		switch (*end) {
 		case 's': mult = 1; break;
@@ -161,28 +174,63 @@ int parse_time_ms(const char *s, int64_t *ret)
 		}
 		if (end[1] || v < 0)
 			return -EINVAL;
-		*ret = ((int64_t)time(NULL) - v * mult) * 1000;
-		return 0;
-	}
-	v = strtoll(s, &end, 10);
-	if (!*end && end != s) {
-		*ret = v * 1000;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%d", &tm);
-	if (!end)
-		return -EINVAL;
-	if (*end) {
-		const char *t = end + (*end == ' ' || *end == 'T');
+		if (errno == ERANGE || v > TIME_MAX_S / mult)
+			return -ERANGE;
+		t = (int64_t)time(NULL) - v * mult;
+	} else {
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (!*end && end != s) {
+			if (errno == ERANGE)
+				return -ERANGE;
+			t = v;
+		} else {
+			memset(&tm, 0, sizeof(tm));
+			end = strptime(s, "%Y-%m-%d", &tm);
+			if (!end)
+				return -EINVAL;
+			if (*end) {
+				const char *u = end + (*end == ' ' ||
+						       *end == 'T');
 
-		end = strptime(t, "%H:%M:%S", &tm);
-		if (!end)
-			end = strptime(t, "%H:%M", &tm);
-		if (!end || (*end && strcmp(end, "Z")))
-			return -EINVAL;
+				end = strptime(u, "%H:%M:%S", &tm);
+				if (!end)
+					end = strptime(u, "%H:%M", &tm);
+				if (!end || (*end && strcmp(end, "Z")))
+					return -EINVAL;
+			}
+			if (tm.tm_year > 9999 - 1900 || tm.tm_year < 0)
+				return -ERANGE;
+			t = timegm(&tm);
+		}
 	}
-	*ret = (int64_t)timegm(&tm) * 1000;
+	if (t < TIME_MIN_S || t > TIME_MAX_S)
+		return -ERANGE;
+	*ret = t * 1000;
+	return 0;
+}
+
+const char *time_strerror(int r)
+{
+	return r == -ERANGE ? "out of range (1970-01-01 00:00:01 to"
+			      " 9999-12-31 23:59:59 UTC)" : "bad value";
+}
+
+/* --limit, ?limit=: 1 to LONG_MAX, digits only; -EINVAL or -ERANGE. */
+int parse_limit(const char *s, long *ret)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || !v)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*ret = v;
 	return 0;
 }
 

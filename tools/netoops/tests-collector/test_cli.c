@@ -222,6 +222,85 @@ static void test_list_order(void **state)
 	harness_cleanup(dir);
 }
 
+/*
+ * Times and limits out of range are usage errors, never a wrapped product
+ * (UBSan aborted, a release build listed everything), nor 0 ("no bound");
+ * the earliest time taken, 1970-01-01 00:00:01, is a real bound.
+ */
+static void test_bad_bounds(void **state)
+{
+	static const char *const bad[] = {
+		"--since 9223372036854776", "--since -106751991167301d",
+		"--until 9223372036854775807", "--since -9999999999999999999d",
+		"--until 1970-01-01", "--until 0", "--since 0",
+		"--until '1969-12-31 23:59:59'",
+		"--limit 99999999999999999999", "--limit 9223372036854775808",
+	};
+	char dir[64], db[128], out[8192], args[256];
+	struct nstore *st;
+	json_t *j;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	put_dump(st, 0, "old-1", "6.12.1", "aaaa", 1500, 100, NULL);
+	put_dump(st, 1, "new-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
+	nstore_close(st);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "list %s 2>/dev/null", bad[i]);
+		if (harness_cli(db, args, out, sizeof(out)) != 2)
+			fail_msg("netoops %s: not a usage error", args);
+		snprintf(args, sizeof(args), "count --by time %s 2>/dev/null",
+			 bad[i]);
+		if (harness_cli(db, args, out, sizeof(out)) != 2)
+			fail_msg("netoops %s: not a usage error", args);
+	}
+	/* the smallest bound there is: one second after the epoch */
+	j = harness_cli_json(db, "list --json --no-log"
+			     " --until '1970-01-01 00:00:02'");
+	assert_int_equal(json_array_size(j), 1);
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(j, 0), "host")), "old-1");
+	json_decref(j);
+	j = harness_cli_json(db, "list --json --no-log --since 1");
+	assert_int_equal(json_array_size(j), 2);
+	json_decref(j);
+	harness_cleanup(dir);
+}
+
+/*
+ * --host, --kernel and --bucket take at most 256 bytes: a long run of '?'
+ * or '*' kept PostgreSQL's regex matching busy for seconds per query.
+ */
+static void test_glob_cap(void **state)
+{
+	static const char *const opts[] = { "--host", "--kernel", "--bucket" };
+	char dir[64], db[128], out[8192], args[512], glob[258];
+	struct nstore *st;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	put_dump(st, 0, "web-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
+	nstore_close(st);
+	for (i = 0; i < 3; i++) {
+		memset(glob, '?', 257);
+		glob[257] = 0;
+		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		if (harness_cli(db, args, out, sizeof(out)) != 2)
+			fail_msg("%s of 257 bytes: not a usage error", opts[i]);
+		glob[256] = 0;
+		snprintf(args, sizeof(args), "buckets %s '%s'", opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	}
+	harness_cleanup(dir);
+}
+
 /* A log imported twice: the second time names the stored dump's id. */
 static void test_import_again(void **state)
 {
@@ -779,6 +858,8 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_documented_defaults),
 		harness_test(test_list_order),
+		harness_test(test_bad_bounds),
+		harness_test(test_glob_cap),
 		harness_test(test_import_again),
 		harness_test(test_prune),
 		harness_test(test_watch),

@@ -131,8 +131,12 @@ def test_pages(w, db, bks, dumps):
               "/?host=x", "/api/count?by=week", "/api/count?step=0",
               "/api/buckets?limit=-1"):
         page(w, p, 400)
-    st, _, _ = w.get("/", method="POST")
-    check(st == 405, "POST: 405", str(st))
+    for m in ("POST", "PUT", "DELETE"):
+        st, r, _ = w.get("/", method=m)
+        check(st == 405, m + ": 405", str(st))
+        # RFC 9110 15.5.6: a 405 names the methods that are allowed
+        check(r.getheader("Allow") == "GET, HEAD", m + ": 405 with Allow",
+              str(r.getheader("Allow")))
     # the overview's totals are the store's
     text = page(w, "/")
     stats = json.loads(cli(db, "stats", "--json"))
@@ -229,20 +233,24 @@ def test_api(w, db, bks, dumps):
                    ["buckets", "--json", "--host", "node-1*", "--complete"])
     api_equals_cli(w, db, "/api/dumps?limit=40",
                    ["list", "--json", "--limit", "40"])
+    # /api/dumps holds at most 1000 dumps (test_big_store): the CLI with
+    # the same --limit
     api_equals_cli(w, db, "/api/dumps?no_log=1",
-                   ["list", "--json", "--no-log"])
+                   ["list", "--json", "--no-log", "--limit", "1000"])
     # absolute times: "-3d" read a second apart could differ by a dump
     now = int(time.time())
     since, until = str(now - 3 * 86400), str(now - 86400)
     api_equals_cli(w, db, "/api/dumps?since=%s&until=%s&no_log=1"
                    "&authenticated=0" % (since, until),
                    ["list", "--json", "--no-log", "--since", since,
-                    "--until", until, "--unauthenticated"])
+                    "--until", until, "--unauthenticated", "--limit",
+                    "1000"])
     b = [x for x in bks if x["bucket"] != "-"][0]["bucket"]
     api_equals_cli(w, db, "/api/dumps?bucket=%s&reason=oops" % b[:10],
-                   ["list", "--json", "--bucket", b[:10], "--reason", "oops"])
+                   ["list", "--json", "--bucket", b[:10], "--reason", "oops",
+                    "--limit", "1000"])
     api_equals_cli(w, db, "/api/dumps?complete=0",
-                   ["list", "--json", "--partial"])
+                   ["list", "--json", "--partial", "--limit", "1000"])
     api_equals_cli(w, db, "/api/stats", ["stats", "--json"])
     api_equals_cli(w, db, "/api/hosts", ["count", "--json", "--by", "host"])
     api_equals_cli(w, db, "/api/kernels",
@@ -256,6 +264,143 @@ def test_api(w, db, bks, dumps):
                            ("<" in x["host"] or x["host"].startswith("gap"))]:
         api_equals_cli(w, db, "/api/dump/%d" % d["id"],
                        ["show", str(d["id"]), "--json"])
+
+
+def test_glob_cap(w):
+    """A host, kernel or bucket pattern over 256 bytes is 400: 15,000 '?'
+    kept PostgreSQL busy for 12 s, and the one thread with it."""
+    for p in ("/dumps?host=" + "?" * 257, "/api/dumps?kernel=" + "*" * 257,
+              "/buckets?bucket=" + "a" * 257, "/hosts?host=" + "?*" * 129,
+              "/api/count?by=host&host=" + "?" * 15000):
+        st, _, body = w.get(p)
+        check(st == 400 and b"glob too long" in body,
+              "long glob: 400 glob too long", "%s...: %d %s"
+              % (p[:24], st, body[:80]))
+    page(w, "/dumps?host=" + "?" * 256)
+
+
+def test_bounds(w, db):
+    """Times and limits out of range are 400, not wrapped products (UBSan
+    aborted, a release build listed everything) nor 0 ("no bound")."""
+    for p in ("/dumps?since=9223372036854776",
+              "/dumps?since=-106751991167301d",
+              "/api/dumps?until=9223372036854775807",
+              "/api/dumps?until=1970-01-01", "/api/count?by=time&until=0",
+              "/dumps?since=1969-12-31", "/dumps?limit=99999999999999999999",
+              "/api/buckets?limit=9223372036854775808",
+              "/api/dumps?limit=1001", "/dumps?limit=5000"):
+        page(w, p, 400)
+    st, _, body = w.get("/api/dumps?since=9223372036854776")
+    check(b"out of range" in body, "400 says out of range", str(body[:100]))
+    # the earliest bound taken is a real bound
+    api_equals_cli(w, db, "/api/dumps?until=1970-01-01+00:00:02&no_log=1",
+                   ["list", "--json", "--no-log", "--until",
+                    "1970-01-01 00:00:02", "--limit", "1000"])
+    st, _, body = w.get("/api/dumps?until=1970-01-01+00:00:02")
+    check(st == 200 and json.loads(body) == [], "until 1970-01-01 00:00:02:"
+          " no dump", str(body[:100]))
+
+
+def test_big_store(fleet):
+    """A store of 1,100 dumps: /api/dumps answers 1000 (the default and
+    the most), as the CLI with --limit 1000; /buckets says when it is cut.
+    It built all of them in memory (153 MB for 100,000 dumps)."""
+    import os
+    import signal
+    import subprocess
+    db = os.path.join(fleet.dir, "big.db")
+    subprocess.run([webfix.FEED, "--history", db, "1100"], check=True,
+                   timeout=300)
+    ready = os.path.join(fleet.dir, "big.ready")
+    web = fleet.spawn([webfix.CLI, "--db", db, "web", "--listen",
+                       "127.0.0.1:0", "--ready-file", ready], "big.log")
+    kv = webfix.wait_for("netoops web ready (big store)",
+                         lambda: webfix.read_kv(ready) or
+                         (web.poll() is not None and {"dead": 1}))
+    if not check("dead" not in kv, "netoops web on the big store"):
+        return
+    w = Web(int(kv["port"]))
+    st, _, body = w.get("/api/dumps?no_log=1")
+    n = len(json.loads(body)) if st == 200 else -1
+    check(n == 1000, "/api/dumps: 1000 dumps by default", str(n))
+    api_equals_cli(w, db, "/api/dumps?no_log=1",
+                   ["list", "--json", "--no-log", "--limit", "1000"])
+    api_equals_cli(w, db, "/api/dumps?limit=1000&host=node-1*",
+                   ["list", "--json", "--limit", "1000", "--host",
+                    "node-1*"])
+    text = page(w, "/buckets?limit=3")
+    rows = len(re.findall(r"data-count=", text))
+    check(rows == 3 and "The 3 biggest buckets; there are more" in text,
+          "/buckets?limit=3: 3 rows and a note that it is cut", str(rows))
+    text = page(w, "/buckets")
+    rows = len(re.findall(r"data-count=", text))
+    total = len(webfix.buckets(db))
+    check(rows == total and ">%d buckets.<" % total in text,
+          "/buckets: every bucket when fewer than 500", "%d %d"
+          % (rows, total))
+    web.send_signal(signal.SIGTERM)
+    rc = web.wait(timeout=60)
+    fleet.procs.remove(web)
+    log = fleet.log("big.log")
+    check(rc == 0 and "Sanitizer" not in log, "big store: clean exit",
+          log[-2000:])
+
+
+PER_IP = 8          # cmd_web.c CONN_PER_IP
+TIMEOUT_S = 10      # cmd_web.c CONN_TIMEOUT_S
+
+
+def test_slow_clients(w):
+    """Slowloris: one address holding connections open with a partial
+    request locked out every client (64 connections, 30 s each, reset by
+    each byte).  Now one address holds at most 8: a ninth is refused at
+    once, another address is still served, and idle ones are closed after
+    10 s."""
+    import socket
+    idle = []
+    for _ in range(PER_IP):
+        s = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        idle.append(s)
+    t0 = time.monotonic()
+    s = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+    try:
+        s.sendall(b"GET /style.css HTTP/1.1\r\nHost: x\r\nAuthorization:"
+                  b" Bearer " + webfix.TOKEN.encode() + b"\r\n\r\n")
+        got = s.recv(100)
+    except (ConnectionResetError, BrokenPipeError):
+        got = b""
+    except socket.timeout:
+        got = b"timeout"
+    s.close()
+    check(got == b"" and time.monotonic() - t0 < 5,
+          "connection %d from one address refused at once" % (PER_IP + 1),
+          "%r after %.1f s" % (got[:40], time.monotonic() - t0))
+    c = http.client.HTTPConnection("127.0.0.1", w.port, timeout=10,
+                                   source_address=("127.0.0.2", 0))
+    t0 = time.monotonic()
+    c.request("GET", "/style.css",
+              headers={"Authorization": "Bearer " + webfix.TOKEN})
+    st = c.getresponse().status
+    c.close()
+    check(st == 200 and time.monotonic() - t0 < 5,
+          "another address served meanwhile", str(st))
+    # the idle ones: closed by the server after its timeout
+    t0 = time.monotonic()
+    closed = 0
+    for s in idle:
+        s.settimeout(max(0.1, TIMEOUT_S + 6 - (time.monotonic() - t0)))
+        try:
+            closed += s.recv(100) == b""
+        except ConnectionResetError:
+            closed += 1
+        except socket.timeout:
+            pass
+        s.close()
+    check(closed == PER_IP, "idle connections closed after %d s"
+          % TIMEOUT_S, "%d of %d in %.1f s" % (closed, PER_IP,
+                                              time.monotonic() - t0))
+    check(w.get("/style.css")[0] == 200, "served again afterwards")
 
 
 def main():
@@ -276,6 +421,10 @@ def main():
         test_gaps(w, dumps)
         test_api(w, fleet.db, bks, dumps)
         test_links(w, bks)
+        test_glob_cap(w)
+        test_bounds(w, fleet.db)
+        test_big_store(fleet)
+        test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
         check(rc == 0, "netoops web exit status 0 on SIGTERM", str(rc))
