@@ -334,7 +334,11 @@ static inline int nstore_stats(struct nstore *st, struct nstore_stats *ret)
  * waits at most one of them.  Over @max_bytes, the oldest dumps go until the
  * pages in use fit, then the free pages are given back to the file system
  * and the WAL is checkpointed and truncated: the files shrink, not only the
- * content.  A store opened NSTORE_RDONLY returns -EROFS.
+ * content.  PostgreSQL: VACUUM FULL first rewrites the dumps table without
+ * its dead rows, and only then are dumps deleted by size; when it cannot
+ * get its lock within 5 s (a reader holds the table), nothing is deleted by
+ * size in that call (the table's size still counts what earlier deletions
+ * freed).  A store opened NSTORE_RDONLY returns -EROFS.
  */
 static inline int nstore_prune(struct nstore *st, const struct nstore_prune *p,
 			       nstore_dump_cb cb, void *arg,

@@ -1484,19 +1484,32 @@ static int pg_prune(struct nstore *base, const struct nstore_prune *p,
 			r = exec_cmd(s, "VACUUM dumps");
 	}
 	/*
-	 * By size: each round removes the share of the dumps that the
-	 * excess is of the table's bytes, then rewrites the table and
-	 * looks again (dumps differ in size).
+	 * By size: each round first rewrites the table without its dead
+	 * rows (VACUUM FULL), then removes the share of the dumps that the
+	 * excess is of the table's bytes, and looks again (dumps differ in
+	 * size).  pg_total_relation_size() counts dead rows too: until
+	 * VACUUM FULL has run, the bytes of dumps deleted before (by this
+	 * pass, or by an earlier one whose VACUUM FULL could not get its lock
+	 * while a reader held the table) are still counted, and deleting by
+	 * them would delete again, every pass, what was already deleted.  So
+	 * when VACUUM FULL cannot run, nothing is deleted by size: while a
+	 * reader holds the table its file could not shrink anyway; the next
+	 * pass reclaims first, then deletes what is still in excess.
 	 */
 	while (!r && p->max_bytes > 0) {
 		r = table_bytes(s, &used);
 		if (r || used <= p->max_bytes)
 			break;
-		r = query_i64(s, "SELECT count(*) FROM dumps", &rows);
-		if (r)
+		r = vacuum_full(s, &shrunk);
+		if (r || !shrunk)
 			break;
-		want = rows ? (rows * (used - p->max_bytes) + used - 1) / used :
-		       0;
+		r = table_bytes(s, &used);
+		if (r || used <= p->max_bytes)
+			break;
+		r = query_i64(s, "SELECT count(*) FROM dumps", &rows);
+		if (r || !rows)
+			break;
+		want = (rows * (used - p->max_bytes) + used - 1) / used;
 		for (got = 0; !r && got < want; got += n) {
 			n = want - got > PRUNE_CHUNK ? PRUNE_CHUNK :
 			    want - got;
@@ -1505,9 +1518,7 @@ static int pg_prune(struct nstore *base, const struct nstore_prune *p,
 			if (!n)
 				break;
 		}
-		if (!r)
-			r = vacuum_full(s, &shrunk);
-		if (r || !shrunk || !rows)
+		if (!got)
 			break;
 	}
 	if (s->conn && PQstatus(s->conn) == CONNECTION_OK) {

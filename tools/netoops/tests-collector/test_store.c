@@ -1381,6 +1381,58 @@ static void test_pg_prune_size(void **state)
 		assert_int_equal(left.ms[i], now + res.by_size + i);
 }
 
+/*
+ * Prune by size while another session holds the dumps table (a reader
+ * in a long transaction, pg_dump): VACUUM FULL cannot take its lock, the
+ * table keeps its size whatever is deleted.  A pass must not delete by
+ * size while the space of earlier deletions is not reclaimed: run twice,
+ * no pass deletes by size (the table's size would not have told it how
+ * much); once the reader is gone, one pass reclaims and gets under the
+ * limit.
+ */
+static void test_pg_prune_size_reader(void **state)
+{
+	const int64_t max = 512 * 1024, now = 1764756000000LL;
+	struct nstore_prune p = { .max_bytes = max };
+	struct nstore_prune_result res;
+	struct fx *f = *state;
+	struct nstore_dump *d;
+	int i, pass;
+	PGresult *r;
+	PGconn *x;
+
+	for (i = 0; i < 300; i++) {
+		d = mk_at(i, "h", "s", now + i, 8192);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	x = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
+	assert_int_equal(PQstatus(x), CONNECTION_OK);
+	r = PQexec(x, "BEGIN; SELECT count(*) FROM dumps");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	for (pass = 1; pass <= 2; pass++) {
+		assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+		print_message("  pass %d with a reader: %lld -> %lld bytes,"
+			      " %ld removed, %ld left\n", pass,
+			      (long long)res.bytes_before,
+			      (long long)res.bytes_after, res.by_size,
+			      res.dumps_left);
+		assert_int_equal(res.by_size, 0);
+		assert_int_equal(res.dumps_left, 300);
+	}
+	PQclear(PQexec(x, "COMMIT"));
+	PQfinish(x);
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	print_message("  reader gone: %lld -> %lld bytes, %ld removed, %ld"
+		      " left\n", (long long)res.bytes_before,
+		      (long long)res.bytes_after, res.by_size, res.dumps_left);
+	assert_true(res.bytes_after <= max);
+	assert_true(res.by_size > 0);
+	assert_int_equal(res.by_size + res.dumps_left, 300);
+	assert_true(res.dumps_left * 8192 > max / 2);
+}
+
 #define WRITERS		4
 #define KEYS		200
 #define BATCH		5
@@ -2030,6 +2082,7 @@ int main(int argc, char **argv)
 		T(test_pg_lossless, PG),
 		T(test_pg_glob, PG),
 		T(test_pg_prune_size, PG),
+		T(test_pg_prune_size_reader, PG),
 		T(test_pg_concurrent, PG),
 		T(test_pg_deadlock_retry, PG),
 		T(test_pg_conn_loss, PG),
