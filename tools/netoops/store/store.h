@@ -56,7 +56,8 @@ struct nstore_dump {
 	uint32_t oops_count;		/* pstore record count */
 	uint32_t part;			/* pstore record part */
 	uint32_t cpu;			/* dumping CPU */
-	bool have_time;			/* wall_* / uptime_ns valid */
+	bool have_time;			/* wall_* / uptime_ns valid; only
+					 * if nstore_wall_sec_ok(wall_sec) */
 	int64_t wall_sec;		/* crash time, CLOCK_REALTIME */
 	uint32_t wall_nsec;
 	uint64_t uptime_ns;		/* CLOCK_MONOTONIC at the crash */
@@ -184,6 +185,21 @@ struct nstore_prune_result {
 	int64_t bytes_after;		/* and after */
 	long dumps_left;		/* dumps still stored */
 };
+
+/*
+ * The crash times (TIME wall_sec) a dump can have: from 1900-01-01 to
+ * 9999-12-31T23:59:59 UTC.  The sender chooses wall_sec (any int64):
+ * outside this range it is no time (have_time false), which also keeps
+ * wall_sec * 1000 + wall_nsec / 10^6 far from overflowing.
+ */
+#define NSTORE_WALL_SEC_MIN	(-2208988800LL)
+#define NSTORE_WALL_SEC_MAX	253402300799LL
+
+static inline bool nstore_wall_sec_ok(int64_t wall_sec)
+{
+	return wall_sec >= NSTORE_WALL_SEC_MIN &&
+	       wall_sec <= NSTORE_WALL_SEC_MAX;
+}
 
 struct nstore;
 
