@@ -377,6 +377,9 @@ static inline int nstore_last_id(struct nstore *st, int64_t *ret)
  *
  * NSTORE_BY_TIME calls @cb for each slot that holds a dump, oldest first;
  * the other groupings by count, largest first, then by key (NULL last).
+ * NSTORE_BY_TIME: any step_ms > 0, up to INT64_MAX, gives slots
+ * floor(received_ms / step_ms) * step_ms without overflow; a slot that
+ * would start below INT64_MIN starts at INT64_MIN.
  * Returns -EINVAL for a step_ms <= 0 with NSTORE_BY_TIME or an unknown
  * @by, -EOPNOTSUPP when the store cannot count.
  */

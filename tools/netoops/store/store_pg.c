@@ -1299,7 +1299,7 @@ static int pg_count(struct nstore *base, const struct nstore_filter *f,
 {
 	struct pg_store *s = (struct pg_store *)base;
 	struct count_ctx c = { cb, arg, by == NSTORE_BY_TIME };
-	char *sql, key[96];
+	char *sql, key[512];
 	const char *order;
 	struct where w;
 	int r;
@@ -1313,10 +1313,19 @@ static int pg_count(struct nstore *base, const struct nstore_filter *f,
 	if (r)
 		return r;
 	if (by == NSTORE_BY_TIME) {
-		/* floor(received_ms / step) * step, for negative times too */
-		snprintf(key, sizeof(key), "(received_ms / $%d - (received_ms"
-			 " %% $%d < 0)::int) * $%d", p_next(&w.p),
-			 p_next(&w.p), p_next(&w.p));
+		/*
+		 * floor(received_ms / step) * step, for negative times too,
+		 * without overflow (bigint out of range, an error) for any
+		 * step: as store_sqlite.c, received_ms - (received_ms modulo
+		 * step in [0, step)), INT64_MIN for a slot below it.
+		 */
+		snprintf(key, sizeof(key), "CASE WHEN received_ms %% $%1$d"
+			 " >= 0 THEN received_ms - received_ms %% $%1$d WHEN"
+			 " received_ms < -9223372036854775807 - 1 +"
+			 " (received_ms %% $%1$d + $%1$d)"
+			 " THEN -9223372036854775807 - 1 ELSE"
+			 " received_ms - (received_ms %% $%1$d + $%1$d) END",
+			 p_next(&w.p));
 		p_i64(&w.p, step_ms);
 		order = "1";
 	} else {

@@ -1003,6 +1003,57 @@ static int stop_cb(const struct nstore_count_row *r, void *arg)
 	return 42;
 }
 
+/*
+ * nstore_count() by time with a step near INT64_MAX (the web's
+ * step=9223372036854775 seconds): slots are floor(received_ms / step) *
+ * step on both stores, computed without overflow (SQLite's old key went
+ * to REAL: one slot per dump); a slot below INT64_MIN is INT64_MIN.
+ */
+static void test_count_huge_step(void **state)
+{
+	static const int64_t ms[] = {
+		1000, 1764756000000LL, -1, INT64_MAX, INT64_MIN,
+	};
+	const int64_t s1 = 9223372036854775LL * 1000;
+	struct fx *f = *state;
+	struct counted_rows c;
+	size_t i;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		struct nstore_dump *d = mk_at(i, "h", "s", ms[i], 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, s1,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_true(c.slot[0] == INT64_MIN);	/* -2 * s1: below */
+	assert_int_equal(c.count[0], 1);
+	assert_true(c.slot[1] == -s1);
+	assert_int_equal(c.count[1], 1);
+	assert_true(c.slot[2] == 0);
+	assert_int_equal(c.count[2], 2);
+	assert_true(c.slot[3] == s1);
+	assert_int_equal(c.count[3], 1);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, INT64_MAX,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_true(c.slot[0] == INT64_MIN);
+	assert_true(c.slot[1] == -INT64_MAX);
+	assert_true(c.slot[2] == 0);
+	assert_int_equal(c.count[2], 2);
+	assert_true(c.slot[3] == INT64_MAX);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, 1,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 5);
+	assert_true(c.slot[0] == INT64_MIN);
+	assert_true(c.slot[4] == INT64_MAX);
+}
+
 /* nstore_count(): slots, ordering, NULL keys, filters, limit, errors. */
 static void test_count(void **state)
 {
@@ -2070,6 +2121,7 @@ int main(int argc, char **argv)
 		T(test_stats_wal, SQLITE),
 		T(test_order_glob, BOTH),
 		T(test_count, BOTH),
+		T(test_count_huge_step, BOTH),
 		T(test_merge_disjoint, BOTH),
 		T(test_merge_overlap, BOTH),
 		T(test_merge_conflict, BOTH),
