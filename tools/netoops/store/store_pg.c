@@ -1083,11 +1083,30 @@ static int glob_cond(struct where *w, size_t *len, const char *col,
 	return 0;
 }
 
+/*
+ * *@ret_ok: @s is valid UTF-8, text the server takes.  A filter that is
+ * not cannot match: every stored text went in cleaned to UTF-8 (bad bytes
+ * as '?'), and sent as is the server would refuse the query ("invalid
+ * byte sequence for encoding UTF8", an error where SQLite answers).
+ */
+static int utf8_valid(const char *s, bool *ret_ok)
+{
+	int err = 0;
+	char *c = nstore_utf8_clean(s, &err);
+
+	if (!c)
+		return err ? err : -ENOMEM;
+	*ret_ok = !strcmp(c, s);
+	free(c);
+	return 0;
+}
+
 /* The WHERE clause and LIMIT of @f (NULL: every dump). */
 static int where_build(struct where *w, const struct nstore_filter *f)
 {
 	size_t n, cap = sizeof(w->sql);
 	struct nstore_filter any;
+	bool ok = true;
 	int r = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -1099,6 +1118,19 @@ static int where_build(struct where *w, const struct nstore_filter *f)
 		snprintf(w->lim, sizeof(w->lim), " LIMIT %ld", f->limit);
 	w->newest_first = f->newest_first;
 	n = snprintf(w->sql, cap, " WHERE true");
+	/* a text filter that is not UTF-8 matches nothing (utf8_valid()) */
+	if (f->host)
+		r = utf8_valid(f->host, &ok);
+	if (!r && ok && f->kernel)
+		r = utf8_valid(f->kernel, &ok);
+	if (!r && ok && f->bucket)
+		r = utf8_valid(f->bucket, &ok);
+	if (r)
+		return r;
+	if (!ok) {
+		snprintf(w->sql + n, cap - n, " AND false");
+		return 0;
+	}
 	if (f->host)
 		r = glob_cond(w, &n, "hostname", f->host, 0);
 	if (!r && f->kernel)

@@ -1393,6 +1393,62 @@ static void test_pg_glob(void **state)
 }
 
 /*
+ * Filters that are not valid UTF-8 (the web's host=%ff, bucket=%c3): on
+ * PostgreSQL they match nothing, as no stored text can hold those bytes
+ * (stored with '?' for them), rather than fail with the server's "invalid
+ * byte sequence" (-EINVAL, HTTP 500); list, buckets and count alike.
+ */
+static void test_pg_filter_not_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"\xff", "\xc3", "web-\xff*", "*\xe4\xb8", "[\xff]*",
+		"\xc0\xaf",
+	};
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct counted_rows c;
+	struct bk b;
+	size_t i, k;
+
+	for (i = 0; i < 3; i++) {
+		struct nstore_dump *d = mk_at(i, i ? "web-\xff" : "web-1",
+					      "abc", 1000 + i, 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	nstore_filter_init(&flt);
+	flt.host = "web-?";
+	assert_int_equal(count_where(f->st, &flt), 3);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (k = 0; k < 3; k++) {
+			nstore_filter_init(&flt);
+			if (k == 0)
+				flt.host = bad[i];
+			else if (k == 1)
+				flt.kernel = bad[i];
+			else
+				flt.bucket = bad[i];
+			assert_int_equal(count_where(f->st, &flt), 0);
+			memset(&b, 0, sizeof(b));
+			assert_int_equal(nstore_buckets(f->st, &flt,
+							bucket_cb, &b), 0);
+			assert_int_equal(b.n, 0);
+			memset(&c, 0, sizeof(c));
+			assert_int_equal(nstore_count(f->st, &flt,
+						      NSTORE_BY_HOST, 0,
+						      rows_cb, &c), 0);
+			assert_int_equal(c.n, 0);
+		}
+	}
+	/* a valid filter beside a bad one still matches nothing */
+	nstore_filter_init(&flt);
+	flt.host = "web-1";
+	flt.bucket = "\xc3";
+	assert_int_equal(count_where(f->st, &flt), 0);
+}
+
+/*
  * 300 dumps of 8 KiB of log: max_bytes 512 KiB leaves the newest that
  * fit, the dumps table (heap, TOAST, indexes) under the limit.
  */
@@ -2133,6 +2189,7 @@ int main(int argc, char **argv)
 		T(test_pg_open_errors, PG),
 		T(test_pg_lossless, PG),
 		T(test_pg_glob, PG),
+		T(test_pg_filter_not_utf8, PG),
 		T(test_pg_prune_size, PG),
 		T(test_pg_prune_size_reader, PG),
 		T(test_pg_concurrent, PG),
