@@ -140,6 +140,7 @@ int cmd_prune(struct cli *c, int argc, char **argv)
 	struct nstore_prune_result res;
 	struct nstore_prune p = { 0 };
 	struct nstore *st;
+	bool pg;
 	double days;
 	char *end;
 	int o, r;
@@ -183,6 +184,7 @@ int cmd_prune(struct cli *c, int argc, char **argv)
 	if (c->json)
 		x.arr = json_array();
 	r = nstore_prune(st, &p, prune_cb, &x, &res);
+	pg = !strcmp(st->ops->name, "postgresql");
 	nstore_close(st);
 	if (r < 0) {
 		/* What went before the failure stays removed. */
@@ -214,9 +216,11 @@ int cmd_prune(struct cli *c, int argc, char **argv)
 	if (p.max_bytes && res.bytes_after > p.max_bytes) {
 		fprintf(stderr, "netoops prune: store still %lld bytes, above"
 			" %lld: %s\n", (long long)res.bytes_after,
-			(long long)p.max_bytes, res.dumps_left ?
-			"a reader held the WAL back, try again" :
-			"no dump left: that is the empty store's size");
+			(long long)p.max_bytes, !res.dumps_left ?
+			"no dump left: that is the empty store's size" : pg ?
+			"a reader held the dumps table, VACUUM FULL could"
+			" not run; try again" :
+			"a reader held the WAL back, try again");
 		return 1;
 	}
 	return 0;

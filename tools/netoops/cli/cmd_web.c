@@ -1072,7 +1072,7 @@ static void page_dump(struct web *w, struct page *p, struct args *a,
 	nstore_boot_id_hex(d->boot_id, boot);
 	fprintf(p->f, "<dt>boot / dump</dt><dd class=\"mono\">%s / %llu</dd>\n",
 		boot, (unsigned long long)d->dump_id);
-	if (d->have_time) {
+	if (d->have_time && nstore_wall_sec_ok(d->wall_sec)) {
 		fmt_time(d->wall_sec * 1000, t, sizeof(t));
 		fprintf(p->f, "<dt>crashed</dt><dd>%s.%09u UTC, uptime %.3f s"
 			"</dd>\n", t, d->wall_nsec, d->uptime_ns / 1e9);

@@ -186,7 +186,8 @@ json_t *dump_to_json(const struct nstore_dump *d, bool with_log)
 	json_object_set_new(o, "oops_count", json_integer(d->oops_count));
 	json_object_set_new(o, "part", json_integer(d->part));
 	json_object_set_new(o, "cpu", json_integer(d->cpu));
-	if (d->have_time) {
+	/* a stored time out of range (store.h) is no time */
+	if (d->have_time && nstore_wall_sec_ok(d->wall_sec)) {
 		format_iso(d->wall_sec * 1000 + d->wall_nsec / 1000000, buf,
 			   sizeof(buf));
 		json_object_set_new(o, "crash_time", json_string(buf));
@@ -370,7 +371,7 @@ void dump_print_text(FILE *f, const struct nstore_dump *d, bool auth_checked)
 	field(f, "", d->arch ?: "");
 	fprintf(f, "  reason:    %s (oops count %u, part %u, cpu %u)\n",
 		nstore_reason_name(d->reason), d->oops_count, d->part, d->cpu);
-	if (d->have_time) {
+	if (d->have_time && nstore_wall_sec_ok(d->wall_sec)) {
 		format_ms(d->wall_sec * 1000, t, sizeof(t));
 		fprintf(f, "  crashed:   %s.%09u UTC, uptime %.3f s\n", t,
 			d->wall_nsec, d->uptime_ns / 1e9);

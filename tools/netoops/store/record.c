@@ -37,7 +37,9 @@ static int copy_meta(struct nstore_dump *d, const struct netoops_meta *m)
 	d->oops_count = m->oops_count;
 	d->part = m->part;
 	d->cpu = m->cpu;
-	if (m->present & NETOOPS_META_HAS(NETOOPS_TLV_TIME)) {
+	/* a time out of range (sender-chosen) is no time: store.h */
+	if ((m->present & NETOOPS_META_HAS(NETOOPS_TLV_TIME)) &&
+	    nstore_wall_sec_ok(m->wall_sec)) {
 		d->have_time = true;
 		d->wall_sec = m->wall_sec;
 		d->wall_nsec = m->wall_nsec;

@@ -56,7 +56,8 @@ struct nstore_dump {
 	uint32_t oops_count;		/* pstore record count */
 	uint32_t part;			/* pstore record part */
 	uint32_t cpu;			/* dumping CPU */
-	bool have_time;			/* wall_* / uptime_ns valid */
+	bool have_time;			/* wall_* / uptime_ns valid; only
+					 * if nstore_wall_sec_ok(wall_sec) */
 	int64_t wall_sec;		/* crash time, CLOCK_REALTIME */
 	uint32_t wall_nsec;
 	uint64_t uptime_ns;		/* CLOCK_MONOTONIC at the crash */
@@ -184,6 +185,21 @@ struct nstore_prune_result {
 	int64_t bytes_after;		/* and after */
 	long dumps_left;		/* dumps still stored */
 };
+
+/*
+ * The crash times (TIME wall_sec) a dump can have: from 1900-01-01 to
+ * 9999-12-31T23:59:59 UTC.  The sender chooses wall_sec (any int64):
+ * outside this range it is no time (have_time false), which also keeps
+ * wall_sec * 1000 + wall_nsec / 10^6 far from overflowing.
+ */
+#define NSTORE_WALL_SEC_MIN	(-2208988800LL)
+#define NSTORE_WALL_SEC_MAX	253402300799LL
+
+static inline bool nstore_wall_sec_ok(int64_t wall_sec)
+{
+	return wall_sec >= NSTORE_WALL_SEC_MIN &&
+	       wall_sec <= NSTORE_WALL_SEC_MAX;
+}
 
 struct nstore;
 
@@ -334,7 +350,11 @@ static inline int nstore_stats(struct nstore *st, struct nstore_stats *ret)
  * waits at most one of them.  Over @max_bytes, the oldest dumps go until the
  * pages in use fit, then the free pages are given back to the file system
  * and the WAL is checkpointed and truncated: the files shrink, not only the
- * content.  A store opened NSTORE_RDONLY returns -EROFS.
+ * content.  PostgreSQL: VACUUM FULL first rewrites the dumps table without
+ * its dead rows, and only then are dumps deleted by size; when it cannot
+ * get its lock within 5 s (a reader holds the table), nothing is deleted by
+ * size in that call (the table's size still counts what earlier deletions
+ * freed).  A store opened NSTORE_RDONLY returns -EROFS.
  */
 static inline int nstore_prune(struct nstore *st, const struct nstore_prune *p,
 			       nstore_dump_cb cb, void *arg,
@@ -357,6 +377,9 @@ static inline int nstore_last_id(struct nstore *st, int64_t *ret)
  *
  * NSTORE_BY_TIME calls @cb for each slot that holds a dump, oldest first;
  * the other groupings by count, largest first, then by key (NULL last).
+ * NSTORE_BY_TIME: any step_ms > 0, up to INT64_MAX, gives slots
+ * floor(received_ms / step_ms) * step_ms without overflow; a slot that
+ * would start below INT64_MIN starts at INT64_MIN.
  * Returns -EINVAL for a step_ms <= 0 with NSTORE_BY_TIME or an unknown
  * @by, -EOPNOTSUPP when the store cannot count.
  */

@@ -1083,11 +1083,30 @@ static int glob_cond(struct where *w, size_t *len, const char *col,
 	return 0;
 }
 
+/*
+ * *@ret_ok: @s is valid UTF-8, text the server takes.  A filter that is
+ * not cannot match: every stored text went in cleaned to UTF-8 (bad bytes
+ * as '?'), and sent as is the server would refuse the query ("invalid
+ * byte sequence for encoding UTF8", an error where SQLite answers).
+ */
+static int utf8_valid(const char *s, bool *ret_ok)
+{
+	int err = 0;
+	char *c = nstore_utf8_clean(s, &err);
+
+	if (!c)
+		return err ? err : -ENOMEM;
+	*ret_ok = !strcmp(c, s);
+	free(c);
+	return 0;
+}
+
 /* The WHERE clause and LIMIT of @f (NULL: every dump). */
 static int where_build(struct where *w, const struct nstore_filter *f)
 {
 	size_t n, cap = sizeof(w->sql);
 	struct nstore_filter any;
+	bool ok = true;
 	int r = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -1099,6 +1118,19 @@ static int where_build(struct where *w, const struct nstore_filter *f)
 		snprintf(w->lim, sizeof(w->lim), " LIMIT %ld", f->limit);
 	w->newest_first = f->newest_first;
 	n = snprintf(w->sql, cap, " WHERE true");
+	/* a text filter that is not UTF-8 matches nothing (utf8_valid()) */
+	if (f->host)
+		r = utf8_valid(f->host, &ok);
+	if (!r && ok && f->kernel)
+		r = utf8_valid(f->kernel, &ok);
+	if (!r && ok && f->bucket)
+		r = utf8_valid(f->bucket, &ok);
+	if (r)
+		return r;
+	if (!ok) {
+		snprintf(w->sql + n, cap - n, " AND false");
+		return 0;
+	}
 	if (f->host)
 		r = glob_cond(w, &n, "hostname", f->host, 0);
 	if (!r && f->kernel)
@@ -1299,7 +1331,7 @@ static int pg_count(struct nstore *base, const struct nstore_filter *f,
 {
 	struct pg_store *s = (struct pg_store *)base;
 	struct count_ctx c = { cb, arg, by == NSTORE_BY_TIME };
-	char *sql, key[96];
+	char *sql, key[512];
 	const char *order;
 	struct where w;
 	int r;
@@ -1313,10 +1345,19 @@ static int pg_count(struct nstore *base, const struct nstore_filter *f,
 	if (r)
 		return r;
 	if (by == NSTORE_BY_TIME) {
-		/* floor(received_ms / step) * step, for negative times too */
-		snprintf(key, sizeof(key), "(received_ms / $%d - (received_ms"
-			 " %% $%d < 0)::int) * $%d", p_next(&w.p),
-			 p_next(&w.p), p_next(&w.p));
+		/*
+		 * floor(received_ms / step) * step, for negative times too,
+		 * without overflow (bigint out of range, an error) for any
+		 * step: as store_sqlite.c, received_ms - (received_ms modulo
+		 * step in [0, step)), INT64_MIN for a slot below it.
+		 */
+		snprintf(key, sizeof(key), "CASE WHEN received_ms %% $%1$d"
+			 " >= 0 THEN received_ms - received_ms %% $%1$d WHEN"
+			 " received_ms < -9223372036854775807 - 1 +"
+			 " (received_ms %% $%1$d + $%1$d)"
+			 " THEN -9223372036854775807 - 1 ELSE"
+			 " received_ms - (received_ms %% $%1$d + $%1$d) END",
+			 p_next(&w.p));
 		p_i64(&w.p, step_ms);
 		order = "1";
 	} else {
@@ -1484,19 +1525,32 @@ static int pg_prune(struct nstore *base, const struct nstore_prune *p,
 			r = exec_cmd(s, "VACUUM dumps");
 	}
 	/*
-	 * By size: each round removes the share of the dumps that the
-	 * excess is of the table's bytes, then rewrites the table and
-	 * looks again (dumps differ in size).
+	 * By size: each round first rewrites the table without its dead
+	 * rows (VACUUM FULL), then removes the share of the dumps that the
+	 * excess is of the table's bytes, and looks again (dumps differ in
+	 * size).  pg_total_relation_size() counts dead rows too: until
+	 * VACUUM FULL has run, the bytes of dumps deleted before (by this
+	 * pass, or by an earlier one whose VACUUM FULL could not get its lock
+	 * while a reader held the table) are still counted, and deleting by
+	 * them would delete again, every pass, what was already deleted.  So
+	 * when VACUUM FULL cannot run, nothing is deleted by size: while a
+	 * reader holds the table its file could not shrink anyway; the next
+	 * pass reclaims first, then deletes what is still in excess.
 	 */
 	while (!r && p->max_bytes > 0) {
 		r = table_bytes(s, &used);
 		if (r || used <= p->max_bytes)
 			break;
-		r = query_i64(s, "SELECT count(*) FROM dumps", &rows);
-		if (r)
+		r = vacuum_full(s, &shrunk);
+		if (r || !shrunk)
 			break;
-		want = rows ? (rows * (used - p->max_bytes) + used - 1) / used :
-		       0;
+		r = table_bytes(s, &used);
+		if (r || used <= p->max_bytes)
+			break;
+		r = query_i64(s, "SELECT count(*) FROM dumps", &rows);
+		if (r || !rows)
+			break;
+		want = (rows * (used - p->max_bytes) + used - 1) / used;
 		for (got = 0; !r && got < want; got += n) {
 			n = want - got > PRUNE_CHUNK ? PRUNE_CHUNK :
 			    want - got;
@@ -1505,9 +1559,7 @@ static int pg_prune(struct nstore *base, const struct nstore_prune *p,
 			if (!n)
 				break;
 		}
-		if (!r)
-			r = vacuum_full(s, &shrunk);
-		if (r || !shrunk || !rows)
+		if (!got)
 			break;
 	}
 	if (s->conn && PQstatus(s->conn) == CONNECTION_OK) {

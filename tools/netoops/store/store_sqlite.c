@@ -869,7 +869,11 @@ out:
 
 /*
  * Slots are floor(received_ms / step) * step, also before 1970 (SQLite's
- * '/' and '%' truncate toward zero).  NULL keys sort last.
+ * '/' and '%' truncate toward zero), computed without overflow for any
+ * step: received_ms - m where m is received_ms modulo step in [0, step)
+ * (the remainder, plus step when negative: neither can overflow); a slot
+ * below INT64_MIN is INT64_MIN (store.h).  An integer overflow would turn
+ * SQLite's result into a REAL, one slot per dump.  NULL keys sort last.
  */
 static int sqlite_count(struct nstore *base, const struct nstore_filter *f,
 			enum nstore_group by, int64_t step_ms,
@@ -887,7 +891,11 @@ static int sqlite_count(struct nstore *base, const struct nstore_filter *f,
 	case NSTORE_BY_TIME:
 		if (step_ms <= 0)
 			return -EINVAL;
-		key = "received_ms - ((received_ms % ?1) + ?1) % ?1";
+		key = "CASE WHEN received_ms % ?1 >= 0 THEN received_ms"
+		      " - received_ms % ?1 WHEN received_ms <"
+		      " -9223372036854775807 - 1 + (received_ms % ?1 + ?1)"
+		      " THEN -9223372036854775807 - 1"
+		      " ELSE received_ms - (received_ms % ?1 + ?1) END";
 		order = "1";
 		break;
 	case NSTORE_BY_HOST:

@@ -852,6 +852,59 @@ static void test_documented_defaults(void **state)
 			     "netoops-collector.rst", want));
 }
 
+/*
+ * A stored crash time the sender chose out of range (a store written
+ * before record.c refused it): show, text and --json, under the
+ * sanitizers, prints the dump without a crash time rather than computing
+ * wall_sec * 1000 on INT64_MAX / INT64_MIN.
+ */
+static void test_show_wall_sec_extremes(void **state)
+{
+	static const int64_t secs[] = { INT64_MAX, INT64_MIN };
+	char dir[64], db[128], args[64], out[8192];
+	struct nstore_dump *d;
+	struct nstore *st;
+	int64_t id, bad[2];
+	json_t *j;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, 0, &st), 0);
+	for (i = 0; i < 2; i++) {
+		put_dump(st, (int)i + 1, "time-bomb", "6.12", "s", 1000 + i,
+			 100, &id);
+		assert_int_equal(nstore_get(st, id, &d), 0);
+		d->have_time = true;
+		d->wall_sec = secs[i];
+		d->wall_nsec = 999999999;
+		d->dump_id += 100;
+		d->id = 0;
+		assert_int_equal(nstore_put(st, &d, 1, NULL), 0);
+		bad[i] = d->id;
+		nstore_dump_free(d);
+	}
+	nstore_close(st);
+	for (i = 0; i < 2; i++) {
+		snprintf(args, sizeof(args), "--json show %lld",
+			 (long long)bad[i]);
+		j = harness_cli_json(db, args);
+		assert_non_null(j);
+		assert_null(json_object_get(j, "crash_time"));
+		assert_string_equal(json_string_value(json_object_get(j,
+					"host")), "time-bomb");
+		assert_true(json_integer_value(json_object_get(j, "id")) ==
+			    bad[i]);
+		json_decref(j);
+		snprintf(args, sizeof(args), "show %lld", (long long)bad[i]);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+		assert_null(strstr(out, "crashed:"));
+		assert_non_null(strstr(out, "time-bomb"));
+	}
+	harness_cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +914,7 @@ int main(void)
 		harness_test(test_bad_bounds),
 		harness_test(test_glob_cap),
 		harness_test(test_import_again),
+		harness_test(test_show_wall_sec_extremes),
 		harness_test(test_prune),
 		harness_test(test_watch),
 		harness_test(test_daemon_retention),

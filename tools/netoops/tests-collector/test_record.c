@@ -100,6 +100,54 @@ static void test_complete_deflate(void **state)
 	free(log);
 }
 
+/*
+ * The TIME wall_sec a sender chooses: out of store.h's range (years 1900
+ * to 9999) it is no time, so that nothing computes wall_sec * 1000 on
+ * INT64_MAX or INT64_MIN; the range's ends are times.
+ */
+static void test_wall_sec_range(void **state)
+{
+	static const struct {
+		int64_t sec;
+		bool ok;
+	} cases[] = {
+		{ INT64_MAX, false }, { INT64_MIN, false },
+		{ INT64_MAX / 1000 + 1, false },
+		{ INT64_MIN / 1000 - 1, false },
+		{ NSTORE_WALL_SEC_MAX + 1, false },
+		{ NSTORE_WALL_SEC_MIN - 1, false },
+		{ NSTORE_WALL_SEC_MAX, true }, { NSTORE_WALL_SEC_MIN, true },
+		{ 0, true }, { 1764756000, true },
+	};
+	struct gen_opts o = { .hostname = "t", .release = "6.12" };
+	struct netoops_dump *nd;
+	struct nstore_dump *d;
+	struct gen_pkts p;
+	size_t len, i;
+	char *log;
+
+	(void)state;
+	log = gen_log(2000, "time_bomb", 1, &len);
+	assert_int_equal(gen_dump(&p, boot, 9, &o, log, len), 0);
+	nd = reassemble(&p, NULL, 0);
+	assert_true(nd->has_meta);
+	assert_true(nd->meta.present & NETOOPS_META_HAS(NETOOPS_TLV_TIME));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nd->meta.wall_sec = cases[i].sec;
+		assert_int_equal(nstore_record_from_dump(nd, 1000, &d, NULL),
+				 0);
+		if (d->have_time != cases[i].ok)
+			fail_msg("wall_sec %lld: have_time %d",
+				 (long long)cases[i].sec, d->have_time);
+		if (d->have_time)
+			assert_true(d->wall_sec == cases[i].sec);
+		nstore_dump_free(d);
+	}
+	netoops_dump_free(nd);
+	gen_pkts_free(&p);
+	free(log);
+}
+
 static void test_plain_gaps(void **state)
 {
 	struct gen_opts o = { .hostname = "db-2", .release = "6.1.0",
@@ -184,6 +232,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_complete_deflate),
+		cmocka_unit_test(test_wall_sec_range),
 		cmocka_unit_test(test_plain_gaps),
 		cmocka_unit_test(test_deflate_gap),
 	};

@@ -1003,6 +1003,57 @@ static int stop_cb(const struct nstore_count_row *r, void *arg)
 	return 42;
 }
 
+/*
+ * nstore_count() by time with a step near INT64_MAX (the web's
+ * step=9223372036854775 seconds): slots are floor(received_ms / step) *
+ * step on both stores, computed without overflow (SQLite's old key went
+ * to REAL: one slot per dump); a slot below INT64_MIN is INT64_MIN.
+ */
+static void test_count_huge_step(void **state)
+{
+	static const int64_t ms[] = {
+		1000, 1764756000000LL, -1, INT64_MAX, INT64_MIN,
+	};
+	const int64_t s1 = 9223372036854775LL * 1000;
+	struct fx *f = *state;
+	struct counted_rows c;
+	size_t i;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		struct nstore_dump *d = mk_at(i, "h", "s", ms[i], 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, s1,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_true(c.slot[0] == INT64_MIN);	/* -2 * s1: below */
+	assert_int_equal(c.count[0], 1);
+	assert_true(c.slot[1] == -s1);
+	assert_int_equal(c.count[1], 1);
+	assert_true(c.slot[2] == 0);
+	assert_int_equal(c.count[2], 2);
+	assert_true(c.slot[3] == s1);
+	assert_int_equal(c.count[3], 1);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, INT64_MAX,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_true(c.slot[0] == INT64_MIN);
+	assert_true(c.slot[1] == -INT64_MAX);
+	assert_true(c.slot[2] == 0);
+	assert_int_equal(c.count[2], 2);
+	assert_true(c.slot[3] == INT64_MAX);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, 1,
+				      rows_cb, &c), 0);
+	assert_int_equal(c.n, 5);
+	assert_true(c.slot[0] == INT64_MIN);
+	assert_true(c.slot[4] == INT64_MAX);
+}
+
 /* nstore_count(): slots, ordering, NULL keys, filters, limit, errors. */
 static void test_count(void **state)
 {
@@ -1342,6 +1393,62 @@ static void test_pg_glob(void **state)
 }
 
 /*
+ * Filters that are not valid UTF-8 (the web's host=%ff, bucket=%c3): on
+ * PostgreSQL they match nothing, as no stored text can hold those bytes
+ * (stored with '?' for them), rather than fail with the server's "invalid
+ * byte sequence" (-EINVAL, HTTP 500); list, buckets and count alike.
+ */
+static void test_pg_filter_not_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"\xff", "\xc3", "web-\xff*", "*\xe4\xb8", "[\xff]*",
+		"\xc0\xaf",
+	};
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct counted_rows c;
+	struct bk b;
+	size_t i, k;
+
+	for (i = 0; i < 3; i++) {
+		struct nstore_dump *d = mk_at(i, i ? "web-\xff" : "web-1",
+					      "abc", 1000 + i, 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	nstore_filter_init(&flt);
+	flt.host = "web-?";
+	assert_int_equal(count_where(f->st, &flt), 3);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (k = 0; k < 3; k++) {
+			nstore_filter_init(&flt);
+			if (k == 0)
+				flt.host = bad[i];
+			else if (k == 1)
+				flt.kernel = bad[i];
+			else
+				flt.bucket = bad[i];
+			assert_int_equal(count_where(f->st, &flt), 0);
+			memset(&b, 0, sizeof(b));
+			assert_int_equal(nstore_buckets(f->st, &flt,
+							bucket_cb, &b), 0);
+			assert_int_equal(b.n, 0);
+			memset(&c, 0, sizeof(c));
+			assert_int_equal(nstore_count(f->st, &flt,
+						      NSTORE_BY_HOST, 0,
+						      rows_cb, &c), 0);
+			assert_int_equal(c.n, 0);
+		}
+	}
+	/* a valid filter beside a bad one still matches nothing */
+	nstore_filter_init(&flt);
+	flt.host = "web-1";
+	flt.bucket = "\xc3";
+	assert_int_equal(count_where(f->st, &flt), 0);
+}
+
+/*
  * 300 dumps of 8 KiB of log: max_bytes 512 KiB leaves the newest that
  * fit, the dumps table (heap, TOAST, indexes) under the limit.
  */
@@ -1379,6 +1486,58 @@ static void test_pg_prune_size(void **state)
 	assert_true(left.n * 8192 > max / 2);
 	for (i = 0; i < left.n; i++)
 		assert_int_equal(left.ms[i], now + res.by_size + i);
+}
+
+/*
+ * Prune by size while another session holds the dumps table (a reader
+ * in a long transaction, pg_dump): VACUUM FULL cannot take its lock, the
+ * table keeps its size whatever is deleted.  A pass must not delete by
+ * size while the space of earlier deletions is not reclaimed: run twice,
+ * no pass deletes by size (the table's size would not have told it how
+ * much); once the reader is gone, one pass reclaims and gets under the
+ * limit.
+ */
+static void test_pg_prune_size_reader(void **state)
+{
+	const int64_t max = 512 * 1024, now = 1764756000000LL;
+	struct nstore_prune p = { .max_bytes = max };
+	struct nstore_prune_result res;
+	struct fx *f = *state;
+	struct nstore_dump *d;
+	int i, pass;
+	PGresult *r;
+	PGconn *x;
+
+	for (i = 0; i < 300; i++) {
+		d = mk_at(i, "h", "s", now + i, 8192);
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	x = PQconnectdb(strncmp(pg, "pg:", 3) ? pg : pg + 3);
+	assert_int_equal(PQstatus(x), CONNECTION_OK);
+	r = PQexec(x, "BEGIN; SELECT count(*) FROM dumps");
+	assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+	PQclear(r);
+	for (pass = 1; pass <= 2; pass++) {
+		assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+		print_message("  pass %d with a reader: %lld -> %lld bytes,"
+			      " %ld removed, %ld left\n", pass,
+			      (long long)res.bytes_before,
+			      (long long)res.bytes_after, res.by_size,
+			      res.dumps_left);
+		assert_int_equal(res.by_size, 0);
+		assert_int_equal(res.dumps_left, 300);
+	}
+	PQclear(PQexec(x, "COMMIT"));
+	PQfinish(x);
+	assert_int_equal(nstore_prune(f->st, &p, NULL, NULL, &res), 0);
+	print_message("  reader gone: %lld -> %lld bytes, %ld removed, %ld"
+		      " left\n", (long long)res.bytes_before,
+		      (long long)res.bytes_after, res.by_size, res.dumps_left);
+	assert_true(res.bytes_after <= max);
+	assert_true(res.by_size > 0);
+	assert_int_equal(res.by_size + res.dumps_left, 300);
+	assert_true(res.dumps_left * 8192 > max / 2);
 }
 
 #define WRITERS		4
@@ -2018,6 +2177,7 @@ int main(int argc, char **argv)
 		T(test_stats_wal, SQLITE),
 		T(test_order_glob, BOTH),
 		T(test_count, BOTH),
+		T(test_count_huge_step, BOTH),
 		T(test_merge_disjoint, BOTH),
 		T(test_merge_overlap, BOTH),
 		T(test_merge_conflict, BOTH),
@@ -2029,7 +2189,9 @@ int main(int argc, char **argv)
 		T(test_pg_open_errors, PG),
 		T(test_pg_lossless, PG),
 		T(test_pg_glob, PG),
+		T(test_pg_filter_not_utf8, PG),
 		T(test_pg_prune_size, PG),
+		T(test_pg_prune_size_reader, PG),
 		T(test_pg_concurrent, PG),
 		T(test_pg_deadlock_retry, PG),
 		T(test_pg_conn_loss, PG),
