@@ -406,12 +406,7 @@ gh_boot()
 	cat "$base" "$run/run.cpio.gz" > "$run/initramfs.gz"
 
 	accel=${GH_ACCEL_FORCE:-$(gh_accel)}
-	# One host thread for all vCPUs (GH_TCG_THREAD=multi for one each):
-	# with a thread per vCPU, TCG let a vCPU run a stale translation of
-	# code another vCPU had just patched (Debian 6.12 died at boot with
-	# "Oops: int3" on a jump label text_poke_bp() had finished, 1 boot in
-	# about 130).  The guest still has its CPUs; they take turns.
-	local accel_args=(-accel "tcg,thread=${GH_TCG_THREAD:-single}")
+	local accel_args=(-accel tcg)
 	[ "$accel" = kvm ] && accel_args=(-enable-kvm -cpu host)
 	: > "$run/serial.log"
 	: > "$run/results.log"
