@@ -23,16 +23,20 @@ build-san/netoops-sig: build-san/sig/signature.o build-san/sig/netoops-sig.o
 	$(CC) $(CFLAGS_SAN) -o $@ $^
 
 build-san/tests-sig/test_signature: build-san/tests-sig/test_signature.o \
-				    build-san/sig/signature.o
-	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka
+				    build-san/sig/signature.o \
+				    build-san/tests/lib_test_util.o \
+				    build-san/libnetoops.a
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(NETOOPS_LIBS)
 
 build-san/tests-sig/test_sig_diff: build-san/tests-sig/test_sig_diff.o \
 				   build-san/tests-sig/signature_ref.o \
 				   build-san/sig/signature.o \
 				   build-san/tests-collector/gen_dump.o \
+				   build-san/tests/lib_test_util.o \
 				   build-san/libnetoops.a
-	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka -lz -lisal
-build-san/tests-sig/test_sig_diff.o: CPPFLAGS += -Itests-collector
+	$(CC) $(CFLAGS_SAN) -o $@ $^ -lcmocka $(NETOOPS_LIBS)
+build-san/tests-sig/test_sig_diff.o: CPPFLAGS += -Itests-collector -Itests
+build-san/tests-sig/test_signature.o: CPPFLAGS += -Itests
 
 # libFuzzer target, seeded with the golden corpus (copied: libFuzzer
 # writes new inputs into its corpus directory).

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "gen_dump.h"
+#include "lib_test_util.h"
 #include "sig/signature.h"
 
 int netoops_signature_ref(const char *log, size_t len,
@@ -74,30 +75,6 @@ static void same(const char *log, size_t len)
 		 b.text, b.kind);
 }
 
-static char *read_file(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-	if (n < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf)
-		*ret_len = (size_t)n;
-	return buf;
-}
-
 static void load_dir(const char *dir)
 {
 	struct dirent *de;
@@ -111,7 +88,7 @@ static void load_dir(const char *dir)
 		if (n < 5 || strcmp(de->d_name + n - 4, ".txt"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		inputs[ninputs] = read_file(path, &input_len[ninputs]);
+		inputs[ninputs] = tu_read_text(path, &input_len[ninputs]);
 		assert_non_null(inputs[ninputs]);
 		ninputs++;
 	}

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib_test_util.h"
 #include "sig/signature.h"
 
 #define MAX_FILES	256
@@ -47,32 +48,6 @@ static const char *corpus_dir(void)
 	const char *d = getenv("NETOOPS_SIG_CORPUS");
 
 	return d && *d ? d : "../../tests/signatures";
-}
-
-static char *read_file(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-	if (n < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf) {
-		buf[n] = '\0';
-		*ret_len = (size_t)n;
-	}
-	return buf;
 }
 
 /* Copy the value of "KEY: value\n" from the header into out. */
@@ -138,7 +113,7 @@ static int load_corpus(void **state)
 		free(names[i]);
 		if (ncorpus == MAX_FILES)
 			continue;
-		text = read_file(path, &len);
+		text = tu_read_text(path, &len);
 		if (!text)
 			return -1;
 		body = strstr(text, "\n\n");
@@ -310,7 +285,7 @@ static void test_nocrash(void **state)
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		free(names[i]);
-		text = read_file(path, &len);
+		text = tu_read_text(path, &len);
 		assert_non_null(text);
 		assert_int_equal(sig_of(text, len, &sig), -ENOENT);
 		assert_string_equal(sig.kind, "unknown");

@@ -458,9 +458,17 @@ int tu_read_file(const char *path, uint8_t **ret, size_t *ret_len)
 		return -EIO;
 	}
 	fclose(f);
+	buf[n] = '\0';
 	*ret = buf;
 	*ret_len = (size_t)n;
 	return 0;
+}
+
+char *tu_read_text(const char *path, size_t *ret_len)
+{
+	uint8_t *buf;
+
+	return tu_read_file(path, &buf, ret_len) ? NULL : (char *)buf;
 }
 
 int tu_write_file(const char *path, const void *buf, size_t len)

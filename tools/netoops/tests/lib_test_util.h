@@ -67,8 +67,10 @@ struct tu_vector {
 extern const struct tu_vector tu_vectors[];
 extern const size_t tu_nr_vectors;
 
-/* Read a whole file (malloc'd) / write one; 0 or -errno. */
+/* Read a whole file (malloc'd, NUL-terminated) / write one; 0 or -errno. */
 int tu_read_file(const char *path, uint8_t **ret, size_t *ret_len);
+/* The same as text: the buffer, or NULL on any error. */
+char *tu_read_text(const char *path, size_t *ret_len);
 int tu_write_file(const char *path, const void *buf, size_t len);
 
 #endif /* LIB_TEST_UTIL_H */
