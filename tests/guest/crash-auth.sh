@@ -167,7 +167,7 @@ ca_run()
 		"${CT_BOOT_TIMEOUT:-300}" || rc=$?
 	rm -f "$script"
 	[ -z "$(gh_netfail "$name")" ] || {
-		echo "guest network setup failed: $(gh_netfail "$name")"
+		echo "guest setup failed: $(gh_netfail "$name")"
 		return 1
 	}
 	[ "$rc" != 124 ] || { echo "guest timed out"; return 1; }
@@ -176,6 +176,7 @@ ca_run()
 		return 1
 	fi
 	grep -q '^CT-TRIGGER' "$CT_DIR/results.log" || {
+		ct__console_tail
 		echo "guest never reached the trigger"
 		return 1
 	}

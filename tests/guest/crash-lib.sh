@@ -168,7 +168,7 @@ ct_crash_run()
 	fi
 	grc=$(gh_guest_rc "$name")
 	if [ -n "$(gh_netfail "$name")" ]; then
-		echo "guest network setup failed: $(gh_netfail "$name")"
+		echo "guest setup failed: $(gh_netfail "$name")"
 		return 1
 	fi
 	if [ "$rc" = 124 ]; then
@@ -180,6 +180,7 @@ ct_crash_run()
 		return 1
 	fi
 	if ! grep -q '^CT-TRIGGER' "$CT_DIR/results.log"; then
+		ct__console_tail
 		echo "guest never reached the trigger"
 		return 1
 	fi
@@ -213,6 +214,21 @@ ct__split_boots()
 		head -n "$((n - 1))" "$CT_DIR/$f" > "$CT_DIR/$f.boot1"
 		mv "$CT_DIR/$f.boot1" "$CT_DIR/$f"
 	done
+}
+
+# ct__console_tail: the guest's last console lines and how QEMU ended, for
+# a guest that stopped before its trigger (the run directory is gone when a
+# CI log is read).
+ct__console_tail()
+{
+	if grep -q -E '(Oops|BUG|Kernel panic)' "$CT_DIR/serial.log" 2>/dev/null; then
+		sed -n '/Oops\|BUG:\|Kernel panic/,$p' "$CT_DIR/serial.log" |
+			head -n 40 | sed 's/^/console: /'
+	else
+		tail -n 8 "$CT_DIR/serial.log" 2>/dev/null | sed 's/^/console: /'
+	fi
+	sed 's/^/qemu: /' "$CT_DIR/qemu.exit" 2>/dev/null
+	tail -n 3 "$CT_DIR/qemu.log" 2>/dev/null | sed 's/^/qemu log: /'
 }
 
 # ct__timeout_report: say where a guest that QEMU's timeout killed stood:

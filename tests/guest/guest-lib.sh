@@ -14,6 +14,16 @@ g_log()
 	echo "guest: $*"
 }
 
+# g_cpus_online: bring every CPU the kernel booted offline (maxcpus=1, see
+# gh_boot) online, before any module loads.
+g_cpus_online()
+{
+	for _c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$_c")" = 1 ] || echo 1 > "$_c" || return 1
+	done
+	[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ]
+}
+
 # g_setup_net: virtio_net up, 10.0.2.15/24 via 10.0.2.2, carrier waited.
 g_setup_net()
 {

@@ -418,10 +418,20 @@ gh_boot()
 	# (RAM kept), the init runs the script again; poweroff ends QEMU.
 	local reboot=(-no-reboot)
 	[ "${GH_REBOOT:-0}" = 1 ] && reboot=()
+	# maxcpus=1: the kernel boots on one vCPU and the init brings the
+	# others online (g_cpus_online) before it loads a module.  Multi-
+	# threaded TCG can keep a stale translation of kernel text that
+	# another vCPU patches (text_poke_bp(): static keys, DO_ONCE) and run
+	# its int3 after the patch is done: "Oops: int3", about one boot in
+	# 130 (key_set_index_key's DO_ONCE, disabled by a kworker while
+	# kernel_init loads keys).  On one vCPU no boot-time patch races;
+	# no_ipi_broadcast=1 keeps the apic_use_ipi_shorthand key, which the
+	# first onlining would flip, as it is.  tests/guest/boot-patching.sh
+	# checks that no text is patched while a second vCPU runs.
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp "$GH_SMP" "${reboot[@]}" -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
-		-append "console=ttyS0,115200 panic=1 no_timer_check $append" \
+		-append "console=ttyS0,115200 panic=1 no_timer_check maxcpus=1 no_ipi_broadcast=1 $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
 		-netdev user,id=n0 \
 		-device virtio-net-pci,netdev=n0,mac=$GH_USER_MAC \
@@ -444,7 +454,8 @@ gh_results()
 		sed '1d;$d' | { grep -v '^@@GH-NETFAIL@@' || true; }
 }
 
-# gh_netfail NAME: print why the guest's network setup failed, if it did.
+# gh_netfail NAME: print why the guest's setup (CPUs online, network)
+# failed, if it did.
 gh_netfail()
 {
 	sed -n 's/^@@GH-NETFAIL@@ //p' "$GH_OUT/runs/$1/results.log"

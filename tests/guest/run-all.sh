@@ -65,6 +65,8 @@ done
 export GH_PREPARED=1
 
 for ver in $kernels; do
+	echo "# boot-patching on $ver"
+	"$here/boot-patching.sh" "$ver" || true
 	echo "# kselftests on $ver"
 	"$here/run-kselftests.sh" "$ver" || true
 done
