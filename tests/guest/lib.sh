@@ -426,8 +426,9 @@ gh_boot()
 	# 130 (key_set_index_key's DO_ONCE, disabled by a kworker while
 	# kernel_init loads keys).  On one vCPU no boot-time patch races;
 	# no_ipi_broadcast=1 keeps the apic_use_ipi_shorthand key, which the
-	# first onlining would flip, as it is.  tests/guest/boot-patching.sh
-	# checks that no text is patched while a second vCPU runs.
+	# first onlining would flip, as it is.  Module loads after the
+	# onlining still patch text (their own, and keys their init enables);
+	# tests/guest/boot-patching.sh checks that nothing else does.
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp "$GH_SMP" "${reboot[@]}" -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
