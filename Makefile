@@ -16,10 +16,13 @@
 #   make series     the project as a patch series against pristine
 #                   linux-source-6.12 in out/series/, each patch through
 #                   checkpatch.pl --strict (scripts/make-series.sh)
-#   make check-flakes kselftests and crash tests FLAKE_ROUNDS times (10) on
-#                   each Debian kernel, each round's evidence kept in
-#                   out/flakes/<kernel>/round-<i>; a pass-rate table per
-#                   test (tests/flakes.sh: FLAKE_TESTS, FLAKE_LOAD)
+#   make check-flakes boot-patching, kselftests and crash tests FLAKE_ROUNDS
+#                   times (10) on each Debian kernel, each round's evidence
+#                   kept in out/flakes/<kernel>/round-<i>; a pass-rate table
+#                   per test (tests/flakes.sh: FLAKE_TESTS, FLAKE_LOAD); the
+#                   results are appended to FLAKE_LEDGER, by default
+#                   tests/flakes-ledger.tsv, whose table is
+#                   `tests/flakes.sh --table tests/flakes-ledger.tsv`
 #   make deb        the netoops-dkms, netoops-client and netoopsd packages in
 #                   out/deb/ (scripts/build-deb.sh), lintian's output in
 #                   out/deb/lintian.txt
@@ -77,7 +80,7 @@ check-deb:
 
 # The guest tests round after round, to find the flaky ones.
 check-flakes:
-	tests/flakes.sh
+	FLAKE_LEDGER="$${FLAKE_LEDGER-$(CURDIR)/tests/flakes-ledger.tsv}" tests/flakes.sh
 
 demo: deps
 	tests/guest/demo.sh

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/flakes.sh - flake hunt, called by `make check-flakes`: the
-# kselftests and the crash tests, FLAKE_ROUNDS times on each Debian kernel.
+# boot-patching check, the kselftests and the crash tests, FLAKE_ROUNDS
+# times on each Debian kernel.
 #
 #   1. build the collector once, and the modules and initramfs once per
 #      kernel, in out/flakes/ (build-VER, initramfs-VER, tools)
@@ -26,7 +27,58 @@
 #   GH_KERNELS    kernels (default: the newest 6.12 and 6.1 in /boot)
 #   GH_SYSRQ_RUNS guests per crash-sysrq run (default 10), GH_KSFT_TESTS
 #                 (run-kselftests.sh)
+#   FLAKE_LEDGER  a file to which every result is appended as
+#                 "date<TAB>commit<TAB>hogs<TAB>name<TAB>status<TAB>reason",
+#                 so that rounds run at different times add up
+#
+# tests/flakes.sh --table LEDGER [COMMIT...] prints the table of a ledger,
+# of the rows of the given commits only when some are given.
 set -euo pipefail
+
+# table FILE...: the table of results files ("name<TAB>status<TAB>reason");
+# exit 1 when a test failed or none passed.
+table()
+{
+	awk -F'\t' '
+	!($1 in runs) { order[++n] = $1; if (length($1) > w) w = length($1) }
+	{ runs[$1]++; cnt[$1, $2]++ }
+	$2 == "fail" {
+		dir = FILENAME; sub(/\/results\.tsv$/, "", dir)
+		if (dir == "" || dir == "-")
+			fails[++nf] = sprintf("%s: %s", $1, $3)
+		else
+			fails[++nf] = sprintf("%s in %s: %s", $1, dir, $3)
+	}
+	END {
+		if (w < 4) w = 4
+		printf "%-*s %5s %6s %6s %7s %9s\n", w, "test", "runs", "passed", "failed", "skipped", "pass rate"
+		for (i = 1; i <= n; i++) {
+			t = order[i]; p = cnt[t, "pass"]; f = cnt[t, "fail"]
+			rate = p + f ? sprintf("%.0f%%", 100 * p / (p + f)) : "-"
+			printf "%-*s %5d %6d %6d %7d %9s\n", w, t, runs[t], p, f, cnt[t, "skip"], rate
+			tp += p; tf += f
+		}
+		for (i = 1; i <= nf; i++) {
+			if (i == 1) print "# failures (test in evidence directory: reason):"
+			print "# " fails[i]
+		}
+		printf "flakes: %d passed, %d failed\n", tp, tf
+		exit !(tf == 0 && tp > 0)
+	}' "$@"
+}
+
+if [ "${1:-}" = --table ]; then
+	[ $# -ge 2 ] || { echo "usage: $0 --table LEDGER [COMMIT...]" >&2; exit 2; }
+	ledger=$2
+	shift 2
+	# the date, commit and load after the reason
+	awk -F'\t' -v want="$*" '
+		BEGIN { nw = split(want, w, " "); for (i = 1; i <= nw; i++) ok[w[i]] = 1 }
+		NF >= 5 && (nw == 0 || $2 in ok) {
+			printf "%s\t%s\t%s (%s, %s, %s hogs)\n", $4, $5, $6, $1, $2, $3
+		}' "$ledger" | table
+	exit
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 base=${FLAKE_OUT:-$here/../out/flakes}
 mkdir -p "$base"
@@ -35,7 +87,7 @@ export GH_OUT=$base
 source "$here/guest/lib.sh"
 
 rounds=${FLAKE_ROUNDS:-10}
-all="ksft $(printf ' crash-%s' $GH_CRASH_TESTS_ALL)"
+all="boot-patching ksft $(printf ' crash-%s' $GH_CRASH_TESTS_ALL)"
 tests=${FLAKE_TESTS:-$all}
 for t in $tests; do
 	case " $all " in
@@ -93,6 +145,7 @@ for ver in "${kernels[@]}"; do
 			before=$(grep -c $'\tfail\t' "$GH_RESULTS" || true)
 			rc=0
 			case $t in
+			boot-patching)	"$here/guest/boot-patching.sh" "$ver" ;;
 			ksft)		"$here/guest/run-kselftests.sh" "$ver" ;;
 			crash-sysrq)	"$here/guest/crash-sysrq.sh" "$ver" "${GH_SYSRQ_RUNS:-10}" ;;
 			*)		"$here/guest/$t.sh" "$ver" ;;
@@ -107,26 +160,11 @@ for ver in "${kernels[@]}"; do
 	done
 done
 
-awk -F'\t' '
-	!($1 in runs) { order[++n] = $1; if (length($1) > w) w = length($1) }
-	{ runs[$1]++; cnt[$1, $2]++ }
-	$2 == "fail" {
-		dir = FILENAME; sub(/\/results\.tsv$/, "", dir)
-		fails[++nf] = sprintf("%s in %s: %s", $1, dir, $3)
-	}
-	END {
-		if (w < 4) w = 4
-		printf "%-*s %5s %6s %6s %7s %9s\n", w, "test", "runs", "passed", "failed", "skipped", "pass rate"
-		for (i = 1; i <= n; i++) {
-			t = order[i]; p = cnt[t, "pass"]; f = cnt[t, "fail"]
-			rate = p + f ? sprintf("%.0f%%", 100 * p / (p + f)) : "-"
-			printf "%-*s %5d %6d %6d %7d %9s\n", w, t, runs[t], p, f, cnt[t, "skip"], rate
-			tp += p; tf += f
-		}
-		for (i = 1; i <= nf; i++) {
-			if (i == 1) print "# failures (test in evidence directory: reason):"
-			print "# " fails[i]
-		}
-		printf "flakes: %d passed, %d failed\n", tp, tf
-		exit !(tf == 0 && tp > 0)
-	}' "${results[@]}"
+if [ -n "${FLAKE_LEDGER:-}" ]; then
+	commit=$(git -C "$here/.." describe --always --dirty 2>/dev/null || echo unknown)
+	for f in "${results[@]}"; do
+		awk -v pre="$(date -u +%FT%TZ)	$commit	${FLAKE_LOAD:-0}" \
+			'{ print pre "\t" $0 }' "$f"
+	done >> "$FLAKE_LEDGER"
+fi
+table "${results[@]}"
