@@ -228,10 +228,10 @@ gen_userdata()
 	done
 	op "mkdir	nd0/userdata/v" "list	nd0/userdata/v"
 	for n in 0 1 198 199 200 201 256 4095 5000; do
-		for v in "$(printf 'v%.0s' $(seq "$n"))" ; do
-			op "write	nd0/userdata/v/value	$v" \
-			   "write	nd0/userdata/v/value	$v\\n"
-		done
+		# n v's; one v for n = 0 (printf's format runs once)
+		v=$(printf 'v%.0s' $(seq "$n"))
+		op "write	nd0/userdata/v/value	$v" \
+		   "write	nd0/userdata/v/value	$v\\n"
 	done
 	for v in '' '\n' 'a\nb' 'a\0b' 'a\n\n' 'tab\there' '\xc3\xa9'; do
 		op "write	nd0/userdata/v/value	$v"
@@ -288,11 +288,19 @@ sink_start()
 	done
 }
 
-# wait_marker TEXT: wait until a datagram holding TEXT arrived.
-has_marker() { grep -rqF -- "$1" "$RX" 2>/dev/null; }
+# wait_marker TEXT [PORT...]: wait until a datagram holding TEXT arrived
+# on each PORT, or on any port when none is given.  Each sink is its own
+# process: one having written its datagram says nothing of the others.
+has_marker() { grep -rqF -- "$1" "$2" 2>/dev/null; }
 wait_marker()
 {
-	nl_wait_for 10 has_marker "$1"
+	local text=$1 p
+
+	shift
+	[ $# -gt 0 ] || set -- ""
+	for p in "$@"; do
+		nl_wait_for 10 has_marker "$text" "$RX/$p" || return 1
+	done
 }
 
 # dump_dgrams CASE PATTERN: "dgrams CASE: <d> | <d> ..." of the datagrams
@@ -496,7 +504,7 @@ load()
 
 run_params()
 {
-	local m=$1 i p rc n
+	local m=$1 i p rc ports
 
 	sink_start
 	for i in "${!PARAMS[@]}"; do
@@ -507,14 +515,16 @@ run_params()
 		[ "$rc" = 0 ] || continue
 		echo "param $i consoles:$(grep -o 'netcon[a-z_]*' /proc/consoles | sort | tr '\n' ' ' | sed 's/ $//')"
 		kmsg "$MARK-param-$i"
-		n=0
+		ports=()
 		for t in cmdline0 cmdline1 cmdline2; do
 			mkdir "$NC/$t" 2>/dev/null || continue
 			printf 'snap\t%s\n' "$NC/$t" | "$OPS" | sed "s|$NC/||"
-			[ "$(cat "$NC/$t/enabled")" = 1 ] && n=$((n + 1))
+			[ "$(cat "$NC/$t/enabled")" = 1 ] &&
+				ports+=("$(cat "$NC/$t/remote_port")")
 		done
-		if [ "$n" -gt 0 ]; then
-			wait_marker "$MARK-param-$i" || echo "param $i: marker not received"
+		if [ ${#ports[@]} -gt 0 ]; then
+			wait_marker "$MARK-param-$i" "${ports[@]}" ||
+				echo "param $i: marker not received"
 		fi
 		dump_dgrams "param-$i" "$MARK-param-$i"
 		for t in cmdline0 cmdline1 cmdline2; do
