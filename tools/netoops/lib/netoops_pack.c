@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "netoops_pack.h"
@@ -33,9 +34,13 @@ struct pslab {
 
 struct netoops_pack_arena {
 	struct pslab *cur;		/* owner thread only */
-	pthread_mutex_t lock;		/* the kept list */
+	pthread_mutex_t lock;		/* the kept list, the filler's state */
 	struct pslab *kept;
 	unsigned int nkept;
+	pthread_cond_t want;		/* the filler: kept list ran low */
+	pthread_t filler;
+	bool filling;			/* a filler thread runs */
+	bool stop;			/* it is told to end */
 	_Atomic uint64_t slabs, bytes, reused;
 };
 
@@ -231,6 +236,8 @@ static struct pslab *slab_next(struct netoops_pack_arena *a)
 		a->kept = s->next;
 		a->nkept--;
 	}
+	if (a->filling && a->nkept < NETOOPS_PACK_PREFAULT)
+		pthread_cond_signal(&a->want);
 	pthread_mutex_unlock(&a->lock);
 	if (s) {
 		atomic_store(&s->refs, 1);
@@ -289,8 +296,100 @@ int netoops_pack_arena_new(struct netoops_pack_arena **ret)
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->want, NULL);
 	*ret = a;
 	return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23		/* Linux 5.14 */
+#endif
+
+/* Fault every page of @s in (it is not handed out yet). */
+static void slab_populate(struct pslab *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off;
+	volatile uint8_t *p = (volatile uint8_t *)s;
+
+	if (!madvise(s, s->size, MADV_POPULATE_WRITE))
+		return;
+	/* an older kernel: a write to each page (past the header, which
+	 * is written already; the rest is unused, so zero stays zero)
+	 */
+	for (off = page; off < s->size; off += page)
+		p[off] = 0;
+}
+
+/*
+ * The filler: keeps NETOOPS_PACK_PREFAULT empty slabs, their pages
+ * faulted in, on the kept list, so that the packing thread takes a slab
+ * without faulting (in a storm, thousands of dumps wait packed: a new
+ * slab every hundred or so dumps, each one 512 page faults).
+ */
+static void *filler_main(void *arg)
+{
+	struct netoops_pack_arena *a = arg;
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct pslab *s;
+
+	pthread_setname_np(pthread_self(), "netoops-pfault");
+	pthread_mutex_lock(&a->lock);
+	while (!a->stop) {
+		if (a->nkept >= NETOOPS_PACK_PREFAULT) {
+			pthread_cond_wait(&a->want, &a->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&a->lock);
+		s = slab_map(a, NETOOPS_PACK_SLAB, true);
+		if (s)
+			slab_populate(s);
+		else
+			nanosleep(&pause, NULL);	/* no memory: later */
+		pthread_mutex_lock(&a->lock);
+		if (!s)
+			continue;
+		if (a->nkept < NETOOPS_PACK_KEEP) {
+			s->next = a->kept;
+			a->kept = s;
+			a->nkept++;
+		} else {
+			pthread_mutex_unlock(&a->lock);
+			slab_unmap(a, s);
+			pthread_mutex_lock(&a->lock);
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int netoops_pack_arena_prefault(struct netoops_pack_arena *a)
+{
+	int r;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->filling) {
+		pthread_mutex_unlock(&a->lock);
+		return 0;
+	}
+	a->stop = false;
+	r = pthread_create(&a->filler, NULL, filler_main, a);
+	a->filling = !r;
+	pthread_mutex_unlock(&a->lock);
+	return -r;
+}
+
+static void filler_stop(struct netoops_pack_arena *a)
+{
+	pthread_mutex_lock(&a->lock);
+	if (!a->filling) {
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	a->stop = true;
+	pthread_cond_signal(&a->want);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->filler, NULL);
+	a->filling = false;
 }
 
 void netoops_pack_arena_free(struct netoops_pack_arena *a)
@@ -299,12 +398,14 @@ void netoops_pack_arena_free(struct netoops_pack_arena *a)
 
 	if (!a)
 		return;
+	filler_stop(a);
 	if (a->cur)
 		slab_put(a->cur);	/* unmapped or kept: empty now */
 	while ((s = a->kept)) {
 		a->kept = s->next;
 		slab_unmap(a, s);
 	}
+	pthread_cond_destroy(&a->want);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }

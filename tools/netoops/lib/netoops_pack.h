@@ -30,6 +30,8 @@
 
 #define NETOOPS_PACK_SLAB	(2u << 20)	/* bytes per slab */
 #define NETOOPS_PACK_KEEP	4		/* empty slabs kept for reuse */
+#define NETOOPS_PACK_PREFAULT	2		/* kept ones the filler keeps
+						 * ready, faulted in */
 
 struct netoops_pack_arena;
 struct netoops_packed;
@@ -52,6 +54,12 @@ struct netoops_pack_stats {
 int netoops_pack_arena_new(struct netoops_pack_arena **ret);
 /* Once every packed dump of it is released; NULL is fine. */
 void netoops_pack_arena_free(struct netoops_pack_arena *a);
+/*
+ * Start the arena's filler thread: it keeps NETOOPS_PACK_PREFAULT empty
+ * slabs with their pages faulted in, so that packing does not fault.
+ * Stopped by netoops_pack_arena_free().  Return 0 or -errno.
+ */
+int netoops_pack_arena_prefault(struct netoops_pack_arena *a);
 void netoops_pack_arena_stats(struct netoops_pack_arena *a,
 			      struct netoops_pack_stats *ret);
 

@@ -527,6 +527,10 @@ int workers_start(struct daemon *d)
 		r = netoops_pack_arena_new(&w->pack);
 		if (r < 0)
 			return r;
+		/* the receive thread packs; page faults are the filler's */
+		r = netoops_pack_arena_prefault(w->pack);
+		if (r < 0)
+			return r;
 		/* rebuild lost datagrams from parity; check rebuilt MACs */
 		netoops_reasm_enable_fec(w->reasm);
 		if (d->cfg.nr_keys)

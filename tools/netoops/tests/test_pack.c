@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "netoops_pack.h"
@@ -206,6 +207,50 @@ static void test_roundtrip(void **state)
 	netoops_pack_arena_free(a);
 }
 
+/* The filler keeps slabs ready; packing takes them and still works. */
+static void test_prefault(void **state)
+{
+	enum { N = 300 };
+	struct netoops_packed **p = calloc(N, sizeof(*p));
+	struct netoops_dump *d = make_dump(23000, 2, true);
+	struct netoops_dump *view = malloc(sizeof(*view));
+	struct timespec ms = { 0, 1000 * 1000 };
+	struct netoops_pack_stats st;
+	struct netoops_pack_arena *a;
+	size_t i;
+	int waited;
+	(void)state;
+
+	assert_non_null(p);
+	assert_non_null(view);
+	assert_int_equal(netoops_pack_arena_new(&a), 0);
+	assert_int_equal(netoops_pack_arena_prefault(a), 0);
+	assert_int_equal(netoops_pack_arena_prefault(a), 0);	/* once */
+	for (waited = 0; waited < 10000; waited++) {
+		netoops_pack_arena_stats(a, &st);
+		if (st.free_slabs >= NETOOPS_PACK_PREFAULT)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	assert_int_equal(st.free_slabs, NETOOPS_PACK_PREFAULT);
+	assert_int_equal(st.slabs, NETOOPS_PACK_PREFAULT);
+	for (i = 0; i < N; i++)
+		assert_non_null(p[i] = netoops_dump_pack(a, d));
+	netoops_pack_arena_stats(a, &st);
+	assert_true(st.reused >= 1);		/* a ready slab was taken */
+	for (i = 0; i < N; i++) {
+		memset(view, 0xee, sizeof(*view));
+		same_dump(d, netoops_dump_unpack(p[i], view));
+		netoops_packed_release(p[i]);
+	}
+	netoops_pack_arena_stats(a, &st);
+	assert_true(st.free_slabs <= NETOOPS_PACK_KEEP);
+	netoops_dump_free(d);
+	free(view);
+	free(p);
+	netoops_pack_arena_free(a);		/* stops the filler */
+}
+
 /* What a storm does: many dumps in, released in another order. */
 static void test_slabs(void **state)
 {
@@ -319,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_unsqueeze_garbage),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_slabs),
+		cmocka_unit_test(test_prefault),
 		cmocka_unit_test(test_threads),
 	};
 
