@@ -406,7 +406,7 @@ gh_boot()
 	cat "$base" "$run/run.cpio.gz" > "$run/initramfs.gz"
 
 	accel=${GH_ACCEL_FORCE:-$(gh_accel)}
-	local accel_args=(-accel tcg)
+	local accel_args=(-accel tcg -cpu "qemu64,+rdrand")
 	[ "$accel" = kvm ] && accel_args=(-enable-kvm -cpu host)
 	: > "$run/serial.log"
 	: > "$run/results.log"
@@ -428,6 +428,9 @@ gh_boot()
 	# no_ipi_broadcast=1 keeps the apic_use_ipi_shorthand key, which the
 	# first onlining would flip, as it is.  Module loads after the
 	# onlining still patch text (their own, and keys their init enables);
+	# RDRAND (TCG emulates it) lets the kernel fill the random pool at
+	# boot: else crng_is_ready, a static key, is enabled when the pool
+	# fills later, under a running second vCPU.
 	# tests/guest/boot-patching.sh checks that nothing else does.
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp "$GH_SMP" "${reboot[@]}" -display none -monitor none \
