@@ -21,7 +21,11 @@
 #     static key: enabled later, when the pool fills, it patched
 #     get_random_u64() under a running vCPU ("Oops: int3 in
 #     get_random_u64", once in a flake round).  gh_boot gives the guest
-#     RDRAND (-cpu qemu64,+rdrand), which the kernel trusts at boot.
+#     RDRAND (-cpu qemu64,+rdrand), which the kernel trusts at boot;
+#   - sched_clock was not marked stable and the clocksource is not the
+#     TSC: a TSC found unstable later (by the clocksource watchdog, or at
+#     onlining) disables the __sched_clock_stable key.  gh_boot passes
+#     tsc=unstable.
 # trace_clock=global from the start: 6.1 switches to it by itself when it
 # finds the clock unstable, and drops the buffer then.  Without maxcpus=1
 # this test fails on both Debian kernels (DO_ONCE's and
@@ -40,6 +44,8 @@ echo "CPUS $(cat /sys/devices/system/cpu/online)"
 dmesg | grep -m1 -E 'smpboot: Booting Node|smp: Brought up .* ([2-9]|[1-9][0-9]+) CPUs' |
 	sed 's/^/ONLINE /'
 dmesg | grep -m1 'random: crng init done' | sed 's/^/CRNG /'
+dmesg | grep -m1 'sched_clock: Marking stable' | sed 's/^/SCHEDCLOCK /'
+echo "CLOCKSOURCE $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 grep -v '^#' /sys/kernel/tracing/trace
 EOF
 mkdir -p "$GH_OUT/runs"
@@ -91,10 +97,18 @@ if crng is None or crng >= online:
              else "ready at %.3f s, after the second vCPU came up" % crng))
     sys.exit(1)
 print("random pool ready at %.3f s" % crng)
+stable = [l for l in lines if l.startswith("SCHEDCLOCK ")]
+cs = next((l.split()[1] for l in lines if l.startswith("CLOCKSOURCE ") and len(l.split()) > 1), "?")
+if stable or cs == "tsc" or cs == "?":
+    print("sched_clock %s, clocksource %s: a TSC found unstable later disables a static key under a running vCPU"
+          % ("marked stable" if stable else "not marked stable", cs))
+    sys.exit(1)
+print("sched_clock not marked stable, clocksource %s" % cs)
 sys.exit(1 if boot else 0)
 ' 2>&1) || {
 	echo "$out" | sed 's/^/    # /'
-	why=$(echo "$out" | grep -m1 -e '^random pool .*: its static key' -e '^no ' ||
+	why=$(echo "$out" | grep -m1 -e '^random pool .*: its static key' \
+		-e '^sched_clock .*: a TSC' -e '^no ' ||
 		echo "$out" | head -n 1)
 	gh_record "boot/$ver/text-patching" fail "$why (qemu rc=$rc; $GH_OUT/runs/$name)"
 	exit 1

@@ -430,12 +430,16 @@ gh_boot()
 	# onlining still patch text (their own, and keys their init enables);
 	# RDRAND (TCG emulates it) lets the kernel fill the random pool at
 	# boot: else crng_is_ready, a static key, is enabled when the pool
-	# fills later, under a running second vCPU.
+	# fills later, under a running second vCPU.  tsc=unstable: TCG's TSC
+	# may be found unstable at any time by the clocksource watchdog or at
+	# onlining, and that disables the __sched_clock_stable key (enabled
+	# at boot when the TSC looked stable); marked unstable from the
+	# start, the key is never enabled and the clocksource is hpet.
 	# tests/guest/boot-patching.sh checks that nothing else does.
 	timeout --kill-after=5 "$tmo" "$GH_QEMU" "${accel_args[@]}" \
 		-m 512 -smp "$GH_SMP" "${reboot[@]}" -display none -monitor none \
 		-kernel "$(gh_kernel_image "$ver")" -initrd "$run/initramfs.gz" \
-		-append "console=ttyS0,115200 panic=1 no_timer_check maxcpus=1 no_ipi_broadcast=1 $append" \
+		-append "console=ttyS0,115200 panic=1 no_timer_check maxcpus=1 no_ipi_broadcast=1 tsc=unstable $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
 		-netdev user,id=n0 \
 		-device virtio-net-pci,netdev=n0,mac=$GH_USER_MAC \
