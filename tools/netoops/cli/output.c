@@ -96,9 +96,17 @@ char *json_text(json_t *j, bool pretty, size_t *ret_len)
 
 	if (!j)
 		return NULL;
-	t = json_dumps(j, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
-				 : JSON_COMPACT | JSON_PRESERVE_ORDER);
+	nt = json_dumps(j, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
+				  : JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
+	if (!nt)
+		return NULL;
+	/* bidirectional controls, invisible characters and C1 as \uXXXX:
+	 * the same values, nothing that reorders or hides text raw
+	 */
+	if (netoops_json_hidden(nt, &t) < 0)
+		t = NULL;
+	free(nt);
 	if (!t)
 		return NULL;
 	n = strlen(t);
@@ -127,20 +135,20 @@ int print_json(json_t *j, bool pretty)
 	return r;
 }
 
-/* Strings from the network need not be UTF-8: jansson refuses those. */
+/*
+ * Strings from the network need not be UTF-8: jansson refuses those.  Each
+ * byte that is not valid UTF-8 becomes '?', as the stores clean what they
+ * keep (netoops_utf8_clean()), and the valid characters around it stay.
+ */
 json_t *text_json(const char *s, size_t len)
 {
 	json_t *j = json_stringn(s, len);
 	char *copy;
-	size_t i;
 
 	if (j)
 		return j;
-	copy = malloc(len + 1);
-	if (!copy)
+	if (netoops_utf8_clean(s, len, &copy, NULL) < 0)
 		return json_null();
-	for (i = 0; i < len; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
 	j = json_stringn(copy, len);
 	free(copy);
 	return j ? j : json_null();

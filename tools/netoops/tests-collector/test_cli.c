@@ -905,6 +905,114 @@ static void test_show_wall_sec_extremes(void **state)
 	harness_cleanup(dir);
 }
 
+/* Bidirectional controls and invisible characters of a test, raw UTF-8. */
+static const char *const hidden_raw[] = {
+	"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\xad",
+	"\xe2\x81\xa6", "\xe2\x81\xa9", "\xe2\x80\x8f", "\xd8\x9c",
+};
+
+static void assert_no_hidden(const char *what, const char *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hidden_raw) / sizeof(hidden_raw[0]); i++)
+		if (strstr(out, hidden_raw[i]))
+			fail_msg("%s: hidden character %zu raw", what, i);
+}
+
+/*
+ * A sender's bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE...)
+ * and invisible characters (zero-width space, BOM, soft hyphen) in its
+ * hostname, release, user field and log: `show` and `list` print them as
+ * \uXXXX, --json as JSON's \uXXXX escapes (the values themselves exact),
+ * never raw.  A byte that is not UTF-8 is '?' in JSON, the valid
+ * characters beside it kept (they were all '?' in a user field).
+ */
+static void test_show_hidden(void **state)
+{
+	char dir[64], db[128], out[65536], args[128], jargs[128];
+	struct nstore_dump *d = nstore_dump_new();
+	static const char log[] = "line \xe2\x80\xae" "1\n"
+				  "\xef\xbb\xbf" "bom shy\xc2\xad zw\xe2\x80\x8bsp\n"
+				  "bad \xfe \xc3\xa9 end\n";
+	struct nstore *st;
+	const char *v;
+	json_t *j;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	assert_non_null(d);
+	d->boot_id[0] = 0xb1;
+	d->dump_id = 1;
+	d->hostname = strdup("adm\xe2\x80\xaenimda");
+	d->release = strdup("6.12\xe2\x80\x8f-\xd8\x9c");
+	d->reason = NETOOPS_REASON_OOPS;
+	d->complete = true;
+	d->pkt_count = d->pkt_received = 1;
+	d->log = malloc(sizeof(log));
+	assert_non_null(d->log);
+	memcpy(d->log, log, sizeof(log));
+	d->log_len = sizeof(log) - 1;
+	d->received_ms = d->stored_ms = wall_now_ms();
+	d->sig_hash = strdup("bidi");
+	d->sig_title = strdup("BUG: \xe2\x81\xa6title\xe2\x81\xa9");
+	assert_int_equal(nstore_dump_add_user(d, "note", 4,
+					      "\xc3\xa9t\xc3\xa9 \xe2\x80\xae"
+					      "x \xff", 12), 0);
+	assert_int_equal(nstore_put(st, &d, 1, NULL), 0);
+	snprintf(args, sizeof(args), "show %lld", (long long)d->id);
+	snprintf(jargs, sizeof(jargs), "--json show %lld", (long long)d->id);
+	nstore_dump_free(d);
+	nstore_close(st);
+
+	assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	assert_no_hidden("show", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+	assert_non_null(strstr(out, "6.12\\u200f-\\u061c"));
+	assert_non_null(strstr(out, "BUG: \\u2066title\\u2069"));
+	assert_non_null(strstr(out, "line \\u202e1\n"));
+	assert_non_null(strstr(out, "\\ufeffbom shy\\u00ad zw\\u200bsp\n"));
+	assert_non_null(strstr(out, "bad \\xfe \xc3\xa9 end"));
+	assert_non_null(strstr(out, "\xc3\xa9t\xc3\xa9 \\u202ex ?"));
+
+	assert_int_equal(harness_cli(db, "list", out, sizeof(out)), 0);
+	assert_no_hidden("list", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+
+	assert_int_equal(harness_cli(db, jargs, out, sizeof(out)), 0);
+	assert_no_hidden("show --json", out);
+	assert_non_null(strstr(out, "\"adm\\u202enimda\""));
+	j = harness_cli_json(db, jargs);
+	assert_string_equal(json_string_value(json_object_get(j, "host")),
+			    "adm\xe2\x80\xaenimda");
+	assert_string_equal(json_string_value(json_object_get(j, "title")),
+			    "BUG: \xe2\x81\xa6title\xe2\x81\xa9");
+	v = json_string_value(json_object_get(json_object_get(j, "user"),
+					      "note"));
+	assert_non_null(v);
+	assert_string_equal(v, "\xc3\xa9t\xc3\xa9 \xe2\x80\xaex ?");
+	v = json_string_value(json_object_get(j, "log"));
+	assert_non_null(v);
+	assert_non_null(strstr(v, "bad ? \xc3\xa9 end\n"));
+	assert_non_null(strstr(v, "line \xe2\x80\xae" "1\n"));
+	json_decref(j);
+
+	assert_int_equal(harness_cli(db, "list --json", out, sizeof(out)), 0);
+	assert_no_hidden("list --json", out);
+	assert_int_equal(harness_cli(db, "buckets --json", out, sizeof(out)),
+			 0);
+	assert_no_hidden("buckets --json", out);
+	assert_int_equal(harness_cli(db, "buckets", out, sizeof(out)), 0);
+	assert_no_hidden("buckets", out);
+	assert_int_equal(harness_cli(db, "count --by host --json", out,
+				     sizeof(out)), 0);
+	assert_no_hidden("count --json", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+	harness_cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -915,6 +1023,7 @@ int main(void)
 		harness_test(test_glob_cap),
 		harness_test(test_import_again),
 		harness_test(test_show_wall_sec_extremes),
+		harness_test(test_show_hidden),
 		harness_test(test_prune),
 		harness_test(test_watch),
 		harness_test(test_daemon_retention),

@@ -50,6 +50,11 @@ def security_headers(r, path):
           "nosniff", path)
 
 
+# Bidirectional controls and invisible characters: never raw in an answer.
+HIDDEN = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060"
+                    "\u2066-\u2069\ufeff\u0080-\u009f]")
+
+
 def page(w, path, status=200):
     st, r, body = w.get(path)
     check(st == status, "status of " + path, "%d, want %d" % (st, status))
@@ -59,6 +64,9 @@ def page(w, path, status=200):
     except UnicodeDecodeError:
         check(False, "UTF-8 page", path)
         return ""
+    m = HIDDEN.search(text)
+    check(not m, "no bidi control or invisible character raw in " + path,
+          repr(text[max(0, m.start() - 20):m.end() + 20]) if m else "")
     if r.getheader("Content-Type", "").startswith("text/html"):
         check("<script" not in text.lower(), "no <script in " + path)
         ext = re.findall(r'(?:src|href|action)="(?:[a-z]+:)?//[^"]*"', text)
@@ -164,9 +172,22 @@ def test_escaping(w, dumps):
                  "&lt;script&gt;alert(&quot;log&quot;)&lt;/script&gt; &amp;"
                  " &#39;quotes&#39;",
                  "bad utf-8: \\xff\\xfe\\xc3 end",
+                 "bidi: adm\\u202enimda bom\\ufeff shy\\u00ad"
+                 " lrm\\u200e alm\\u061c",
+                 " \\u2066rli\\u2069 zw\\u200bsp",
                  "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;"):
         check(want in text, "escaped on the dump page", want)
     check("<b>bold" not in text and "<img" not in text, "no raw markup")
+    # JSON: the same characters as JSON escapes, the values exact
+    text = page(w, "/api/dump/%d" % d["id"])
+    check("adm\\u202enimda" in text and "rli\\u2069" in text,
+          "hidden characters as \\uXXXX in the API's JSON")
+    j = json.loads(text)
+    check("bidi: adm\u202enimda bom\ufeff" in j["log"],
+          "the API's log holds the characters themselves")
+    check(j["user"]["note"].endswith("\"q\" ?? \u2066rli\u2069 zw\u200bsp"),
+          "a user field: '?' for each bad byte, the rest kept",
+          repr(j["user"]["note"]))
     for p, want in (("/hosts", "&lt;script&gt;"),
                     ("/kernels", "&lt;b&gt;bold"),
                     ("/dumps?limit=1000", "&lt;script&gt;"),

@@ -34,7 +34,8 @@
 #define HOSTILE_HOST	"<script>alert(\"host\")</script>&'\xff-evil"
 #define HOSTILE_REL	"6.12.0-<b>bold</b>&\"q\""
 #define HOSTILE_KEY	"note"
-#define HOSTILE_VALUE	"<script>alert('user')</script> & \"q\" \xfe\xff"
+#define HOSTILE_VALUE	"<script>alert('user')</script> & \"q\" \xfe\xff" \
+			" \xe2\x81\xa6rli\xe2\x81\xa9 zw\xe2\x80\x8bsp"
 
 static void send_pkts(int port, const struct gen_pkts *p, long drop)
 {
@@ -93,6 +94,8 @@ static int feed(int port)
 		static const char extra[] =
 			"<script>alert(\"log\")</script> & 'quotes' \"dq\"\n"
 			"bad utf-8: \xff\xfe\xc3 end\n"
+			"bidi: adm\xe2\x80\xaenimda bom\xef\xbb\xbf"
+			" shy\xc2\xad lrm\xe2\x80\x8e alm\xd8\x9c\n"
 			"</pre><img src=x onerror=alert(1)>\n";
 		char *l2 = malloc(len + sizeof(extra));
 
