@@ -389,12 +389,17 @@ struct series {
 	long *count;
 };
 
+/*
+ * A slot of the store into the plot's: whatever received_ms a dump has
+ * (1970, before, or far ahead), the index never overflows nor goes below
+ * 0 (nstore_slot_index()).
+ */
 static int series_cb(const struct nstore_count_row *r, void *arg)
 {
 	struct series *s = arg;
-	int64_t i = (r->slot_ms - s->start_ms) / s->step_ms;
+	long i = nstore_slot_index(r->slot_ms, s->start_ms, s->step_ms, s->n);
 
-	if (i >= 0 && i < s->n)
+	if (i >= 0)
 		s->count[i] += r->count;
 	return 0;
 }

@@ -258,3 +258,15 @@ int nstore_render_log(const struct nstore_dump *d, char **ret, size_t *ret_len)
 		*ret_len = len;
 	return 0;
 }
+
+long nstore_slot_index(int64_t ms, int64_t start_ms, int64_t step_ms, long n)
+{
+	uint64_t off, i;
+
+	if (step_ms <= 0 || n <= 0 || ms < start_ms)
+		return -1;
+	/* ms >= start_ms: the difference fits in 64 unsigned bits */
+	off = (uint64_t)ms - (uint64_t)start_ms;
+	i = off / (uint64_t)step_ms;
+	return i < (uint64_t)n ? (long)i : -1;
+}

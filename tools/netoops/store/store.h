@@ -392,6 +392,22 @@ static inline int nstore_count(struct nstore *st, const struct nstore_filter *f,
 	return st->ops->count(st, f, by, step_ms, cb, arg);
 }
 
+/**
+ * nstore_slot_index() - which of @n slots holds a time
+ * @ms:		a time, e.g. a slot_ms that nstore_count() returned
+ * @start_ms:	where slot 0 starts
+ * @step_ms:	the slots' width
+ * @n:		their number
+ *
+ * For every int64 value of each argument, without overflow: a dump's
+ * received_ms (and so a slot) may be anything from INT64_MIN to INT64_MAX,
+ * before 1970 or far ahead.
+ *
+ * Return: 0..@n-1, or -1 when @ms is before slot 0 or after the last one,
+ * or @step_ms or @n is not positive.
+ */
+long nstore_slot_index(int64_t ms, int64_t start_ms, int64_t step_ms, long n);
+
 /*
  * Bytes a SQLite store at @path takes on disk: the database file and its
  * -wal and -shm files (absent ones count 0); -1 if the database is absent

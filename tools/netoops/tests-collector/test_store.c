@@ -1054,6 +1054,66 @@ static void test_count_huge_step(void **state)
 	assert_true(c.slot[4] == INT64_MAX);
 }
 
+/*
+ * The web's rate plot: each slot of nstore_count() into one of 30 daily
+ * bars by nstore_slot_index(), for dumps received at the extremes a store
+ * can hold (INT64_MIN, 1969, 1970, far ahead, INT64_MAX): only those of
+ * the last 30 days land, none overflows (UBSan aborted on INT64_MIN -
+ * start).  Then the index itself at the corners.
+ */
+static void test_slot_extremes(void **state)
+{
+	const int64_t day = 86400000LL, now = 1764756000123LL;
+	const int64_t start = now - now % day - 29 * day;
+	const int64_t ms[] = {
+		INT64_MIN, INT64_MIN + 1, -day, -1, 0 + 1, start - 1, start,
+		now, now + day, INT64_MAX - 1, INT64_MAX,
+	};
+	struct fx *f = *state;
+	struct counted_rows c;
+	long bars[30] = { 0 }, i, drawn = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+		struct nstore_dump *d = mk_at(k, "h", "s", ms[k], 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, day,
+				      rows_cb, &c), 0);
+	assert_true(c.n >= 8);
+	for (k = 0; k < (size_t)c.n; k++) {
+		i = nstore_slot_index(c.slot[k], start, day, 30);
+		assert_true(i >= -1 && i < 30);
+		if (i >= 0) {
+			bars[i] += c.count[k];
+			drawn += c.count[k];
+		}
+	}
+	assert_int_equal(drawn, 2);
+	assert_int_equal(bars[0], 1);
+	assert_int_equal(bars[29], 1);
+
+	assert_int_equal(nstore_slot_index(INT64_MIN, INT64_MAX, 1, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MIN, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MAX, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MAX, INT64_MIN, INT64_MAX,
+					   30), 2);
+	assert_int_equal(nstore_slot_index(INT64_MAX, INT64_MIN, 1, 30), -1);
+	assert_int_equal(nstore_slot_index(0, INT64_MIN, INT64_MAX, 30), 1);
+	assert_int_equal(nstore_slot_index(start - 1, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, day, 30), 0);
+	assert_int_equal(nstore_slot_index(start + 30 * day - 1, start, day,
+					   30), 29);
+	assert_int_equal(nstore_slot_index(start + 30 * day, start, day, 30),
+			 -1);
+	assert_int_equal(nstore_slot_index(start, start, 0, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, -day, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, day, 0), -1);
+}
+
 /* nstore_count(): slots, ordering, NULL keys, filters, limit, errors. */
 static void test_count(void **state)
 {
@@ -2178,6 +2238,7 @@ int main(int argc, char **argv)
 		T(test_order_glob, BOTH),
 		T(test_count, BOTH),
 		T(test_count_huge_step, BOTH),
+		T(test_slot_extremes, BOTH),
 		T(test_merge_disjoint, BOTH),
 		T(test_merge_overlap, BOTH),
 		T(test_merge_conflict, BOTH),
