@@ -120,7 +120,8 @@ struct nstore_dump {
  * struct nstore_filter - what list/buckets/export select (0/NULL = any)
  *
  * @host and @kernel are glob patterns (SQLite GLOB: '*', '?', '[...]',
- * case-sensitive; "[*]" matches a literal '*').
+ * case-sensitive; "[*]" matches a literal '*'), within the limits of
+ * nstore_glob_check(); @bucket is at most NSTORE_GLOB_MAX_BYTES.
  */
 struct nstore_filter {
 	const char *host;
@@ -137,6 +138,42 @@ struct nstore_filter {
 					 * that @limit keeps the newest */
 	long limit;			/* 0 = no limit */
 };
+
+/*
+ * The most a --host or --kernel pattern may hold.  Matching a glob costs
+ * time that grows with its length and, for runs of '*', with the number
+ * of wildcards (SQLite's GLOB backtracks; PostgreSQL's regex engine took
+ * 12 s for 15,000 '?'): hostnames and releases are at most 64 bytes on
+ * the wire, and no real pattern needs more than a few wildcards.
+ */
+#define NSTORE_GLOB_MAX_BYTES	256
+#define NSTORE_GLOB_MAX_WILD	32	/* '*', '?' and [...] sets */
+
+/**
+ * nstore_glob_check() - whether a pattern is within the limits
+ *
+ * A set "[...]" counts one, whatever it holds (read as SQLite reads it: a
+ * ']' first is a member; an unclosed one runs to the end).
+ *
+ * Return: 0; -ENAMETOOLONG for more than NSTORE_GLOB_MAX_BYTES bytes,
+ * -E2BIG for more than NSTORE_GLOB_MAX_WILD wildcards and sets.
+ */
+int nstore_glob_check(const char *glob);
+/* What an nstore_glob_check() error means, for a message. */
+const char *nstore_glob_strerror(int err);
+
+/**
+ * nstore_filter_check() - the patterns of @f within the limits
+ * @ret_name:	if not NULL, the one refused: "host", "kernel" or "bucket"
+ *
+ * @host and @kernel by nstore_glob_check(); @bucket, a prefix (its
+ * '*', '?' and '[' are literal), only by its length.  Every store checks
+ * its filters with this before it queries (list, buckets, count), so the
+ * CLI and `netoops web` refuse what a store would.
+ *
+ * Return: 0 or nstore_glob_check()'s error; 0 for a NULL @f.
+ */
+int nstore_filter_check(const struct nstore_filter *f, const char **ret_name);
 
 /** struct nstore_bucket - crashes grouped by signature */
 struct nstore_bucket {

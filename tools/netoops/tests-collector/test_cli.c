@@ -271,8 +271,11 @@ static void test_bad_bounds(void **state)
 }
 
 /*
- * --host, --kernel and --bucket take at most 256 bytes: a long run of '?'
- * or '*' kept PostgreSQL's regex matching busy for seconds per query.
+ * --host, --kernel and --bucket take at most 256 bytes, --host and
+ * --kernel at most 32 wildcards and [...] sets: a long run of '?' or '*'
+ * kept PostgreSQL's regex matching busy for seconds per query.  Beyond
+ * that, exit status 2 and a message that says which limit; a --bucket
+ * prefix has no wildcards (its '?' are literal).
  */
 static void test_glob_cap(void **state)
 {
@@ -288,15 +291,40 @@ static void test_glob_cap(void **state)
 	put_dump(st, 0, "web-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
 	nstore_close(st);
 	for (i = 0; i < 3; i++) {
-		memset(glob, '?', 257);
+		memset(glob, 'x', 257);
+		memset(glob, '?', i < 2 ? 32 : 257);
 		glob[257] = 0;
-		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+		snprintf(args, sizeof(args), "list %s '%s' 2>&1",
 			 opts[i], glob);
 		if (harness_cli(db, args, out, sizeof(out)) != 2)
 			fail_msg("%s of 257 bytes: not a usage error", opts[i]);
+		if (!strstr(out, "glob too long (at most 256 bytes)"))
+			fail_msg("%s of 257 bytes: \"%s\"", opts[i], out);
 		glob[256] = 0;
 		snprintf(args, sizeof(args), "buckets %s '%s'", opts[i], glob);
 		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	}
+	/* 33 wildcards, or 200: refused before any query; 32: taken */
+	for (i = 0; i < 2; i++) {
+		memset(glob, '*', 200);
+		glob[200] = 0;
+		snprintf(args, sizeof(args), "count %s '%s' 2>&1", opts[i],
+			 glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 2);
+		if (!strstr(out, "netoops count: ") ||
+		    !strstr(out, "glob too complex (at most 32 wildcards"))
+			fail_msg("%s of 200 '*': \"%s\"", opts[i], out);
+		/* a set and 32 '*', then a set and 31 */
+		memcpy(glob, "[0-9a-z]", 8);
+		glob[40] = 0;
+		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 2);
+		glob[39] = 0;
+		snprintf(args, sizeof(args), "--json list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+		assert_non_null(strstr(out, "web-1"));
 	}
 	harness_cleanup(dir);
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -917,6 +918,123 @@ static void test_stats_wal(void **state)
 	assert_int_equal(nstore_stats(f->st, &s), 0);
 	assert_int_equal(s.file_bytes, harness_disk_bytes(f->path));
 	assert_true(s.file_bytes > db.st_size + 65536);
+}
+
+static int one_bucket_cb(const struct nstore_bucket *b, void *arg)
+{
+	(void)b;
+	(*(long *)arg)++;
+	return 0;
+}
+
+static int one_row_cb(const struct nstore_count_row *r, void *arg)
+{
+	(void)r;
+	(*(long *)arg)++;
+	return 0;
+}
+
+/*
+ * Every query that takes a filter, on filter @flt: @want from list,
+ * buckets and count alike (0 when it matches).
+ */
+static void filter_refused(struct nstore *st, const struct nstore_filter *flt,
+			   int want)
+{
+	long n = 0;
+
+	assert_int_equal(nstore_list(st, flt, 0, count_cb, &n), want);
+	assert_int_equal(nstore_buckets(st, flt, one_bucket_cb, &n), want);
+	assert_int_equal(nstore_count(st, flt, NSTORE_BY_HOST, 0, one_row_cb,
+				      &n), want);
+	assert_int_equal(nstore_count(st, flt, NSTORE_BY_TIME, 3600000,
+				      one_row_cb, &n), want);
+}
+
+/*
+ * Patterns that cost a store's matcher exponential or quadratic time: 200
+ * '*', a 100 KB pattern.  Both stores refuse a --host or --kernel over 256
+ * bytes (-ENAMETOOLONG) or with more than 32 wildcards and [...] sets
+ * (-E2BIG), in list, buckets and count, at once; at the limits they match
+ * as before.  A --bucket is a prefix: only its length counts.
+ */
+static void test_glob_limits(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct nstore_dump *d;
+	char *big, p[400];
+	struct timespec t0, t1;
+	size_t i;
+
+	d = mk_at(1, "web-1", "s", 1000, 0);
+	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	nstore_dump_free(d);
+	nstore_filter_init(&flt);
+
+	/* 32 '*' and a literal: matches; 33: refused, kernel alike */
+	memset(p, '*', 32);
+	strcpy(p + 32, "web-1");
+	flt.host = p;
+	assert_int_equal(nstore_glob_check(p), 0);
+	assert_int_equal(count_where(f->st, &flt), 1);
+	filter_refused(f->st, &flt, 0);
+	memmove(p + 1, p, strlen(p) + 1);
+	assert_int_equal(nstore_glob_check(p), -E2BIG);
+	filter_refused(f->st, &flt, -E2BIG);
+	flt.host = NULL;
+	flt.kernel = p;
+	filter_refused(f->st, &flt, -E2BIG);
+	flt.kernel = NULL;
+
+	/* 200 '*', then "?" and sets: each counts one, whatever a set holds */
+	memset(p, '*', 200);
+	p[200] = 0;
+	flt.host = p;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	filter_refused(f->st, &flt, -E2BIG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	for (i = 0; i < 32; i++)
+		memcpy(p + 3 * i, i % 2 ? "[*]" : "[?]", 3);
+	strcpy(p + 96, "web-1");
+	assert_int_equal(count_where(f->st, &flt), 0);
+	strcpy(p, "[]*?[^a-z]w][-*?]?eb-1");	/* 2 sets, 1 '?' */
+	assert_int_equal(nstore_glob_check(p), 0);
+	memset(p, '?', 33);
+	p[33] = 0;
+	assert_int_equal(nstore_glob_check(p), -E2BIG);
+	strcpy(p, "w[");			/* unclosed: one set */
+	assert_int_equal(nstore_glob_check(p), 0);
+	assert_int_equal(count_where(f->st, &flt), 0);
+
+	/* 256 bytes with 32 wildcards: matches nothing, no error; 257: refused */
+	memset(p, 'x', 256);
+	memset(p, '?', 32);
+	p[256] = 0;
+	assert_int_equal(count_where(f->st, &flt), 0);
+	p[256] = 'x';
+	p[257] = 0;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+
+	/* 100 KB: refused as too long, not scanned for wildcards first */
+	big = malloc(100 * 1024 + 1);
+	assert_non_null(big);
+	memset(big, '*', 100 * 1024);
+	big[100 * 1024] = 0;
+	flt.host = big;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+	flt.host = NULL;
+
+	/* a bucket prefix: '*' and '?' are literal, only 256 bytes count */
+	memset(big, '?', 256);
+	big[256] = 0;
+	flt.bucket = big;
+	filter_refused(f->st, &flt, 0);
+	big[256] = '?';
+	big[257] = 0;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+	free(big);
 }
 
 /* Newest first with a limit; --host and --kernel as globs. */
@@ -2236,6 +2354,7 @@ int main(int argc, char **argv)
 		T(test_prune_size_old_store, SQLITE),
 		T(test_stats_wal, SQLITE),
 		T(test_order_glob, BOTH),
+		T(test_glob_limits, BOTH),
 		T(test_count, BOTH),
 		T(test_count_huge_step, BOTH),
 		T(test_slot_extremes, BOTH),

@@ -289,7 +289,8 @@ def test_api(w, db, bks, dumps):
 
 def test_glob_cap(w):
     """A host, kernel or bucket pattern over 256 bytes is 400: 15,000 '?'
-    kept PostgreSQL busy for 12 s, and the one thread with it."""
+    kept PostgreSQL busy for 12 s, and the one thread with it; so is a
+    host or kernel pattern of more than 32 wildcards and [...] sets."""
     for p in ("/dumps?host=" + "?" * 257, "/api/dumps?kernel=" + "*" * 257,
               "/buckets?bucket=" + "a" * 257, "/hosts?host=" + "?*" * 129,
               "/api/count?by=host&host=" + "?" * 15000):
@@ -297,7 +298,27 @@ def test_glob_cap(w):
         check(st == 400 and b"glob too long" in body,
               "long glob: 400 glob too long", "%s...: %d %s"
               % (p[:24], st, body[:80]))
-    page(w, "/dumps?host=" + "?" * 256)
+    page(w, "/dumps?host=" + "?" * 32 + "x" * 224)
+    page(w, "/buckets?bucket=" + "?" * 256)
+    # 200 '*' or 33 wildcards and sets: 400 too, as JSON on the API
+    for p in ("/dumps?host=" + "*" * 200, "/hosts?kernel=" + "?" * 33,
+              "/api/dumps?host=" + "*" * 33,
+              "/api/count?by=time&kernel=" + "%5Ba%5D" * 33,
+              "/api/buckets?host=" + "*?" * 100):
+        st, r, body = w.get(p)
+        ok = st == 400 and b"glob too complex (at most 32 wildcards" in body
+        if p.startswith("/api/"):
+            ok = ok and r.getheader("Content-Type") == "application/json"
+            try:
+                j = json.loads(body)
+            except ValueError:
+                j = {}
+            ok = ok and j.get("error", "").startswith("glob too complex") \
+                and j.get("detail") in ("host", "kernel")
+        check(ok, "many wildcards: 400 glob too complex", "%s...: %d %s"
+              % (p[:28], st, body[:120]))
+    text = page(w, "/api/dumps?no_log=1&host=" + "*" * 31 + "gap-plain")
+    check(len(json.loads(text or "[]")) >= 1, "32 wildcards still match")
 
 
 def test_bounds(w, db):
