@@ -53,26 +53,33 @@ void format_ms(int64_t ms, char *buf, size_t len)
  */
 void format_age(int64_t now_ms, int64_t ms, char *buf, size_t len)
 {
-	int64_t s = (now_ms - ms) / 1000;
 	const char *ago = " ago", *in = "";
+	unsigned long long s;
 
 	if (!ms) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (s < 0) {
-		s = -s;
+	/*
+	 * The distance in unsigned 64 bits, larger minus smaller: a stored
+	 * received_ms may be anything from INT64_MIN to INT64_MAX, and
+	 * now_ms - ms in int64_t overflowed for those.
+	 */
+	if (ms <= now_ms) {
+		s = ((uint64_t)now_ms - (uint64_t)ms) / 1000;
+	} else {
+		s = ((uint64_t)ms - (uint64_t)now_ms) / 1000;
 		ago = "";
 		in = "in ";
 	}
 	if (s < 60)
-		snprintf(buf, len, "%s%lld s%s", in, (long long)s, ago);
+		snprintf(buf, len, "%s%llu s%s", in, s, ago);
 	else if (s < 3600)
-		snprintf(buf, len, "%s%lld min%s", in, (long long)s / 60, ago);
+		snprintf(buf, len, "%s%llu min%s", in, s / 60, ago);
 	else if (s < 2 * 86400)
-		snprintf(buf, len, "%s%lld h%s", in, (long long)s / 3600, ago);
+		snprintf(buf, len, "%s%llu h%s", in, s / 3600, ago);
 	else
-		snprintf(buf, len, "%s%lld d%s", in, (long long)s / 86400, ago);
+		snprintf(buf, len, "%s%llu d%s", in, s / 86400, ago);
 }
 
 static void format_iso(int64_t ms, char *buf, size_t len)

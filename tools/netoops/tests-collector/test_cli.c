@@ -933,6 +933,49 @@ static void test_show_wall_sec_extremes(void **state)
 	harness_cleanup(dir);
 }
 
+/*
+ * Dumps received at INT64_MIN, in 1969, 1970, far ahead and at INT64_MAX
+ * (a store holds any received_ms): list, show, buckets and count print
+ * them, ages included, without a signed overflow (UBSan aborted in the
+ * age: now - INT64_MIN).
+ */
+static void test_received_extremes(void **state)
+{
+	static const int64_t ms[] = {
+		INT64_MIN, INT64_MIN + 1, -1, 1, INT64_MAX - 1, INT64_MAX,
+	};
+	char dir[64], db[128], out[16384], args[64];
+	int64_t id[6];
+	struct nstore *st;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	for (i = 0; i < 6; i++)
+		put_dump(st, i, "edge", "6.12.1", "eeee", ms[i], 100, &id[i]);
+	nstore_close(st);
+	assert_int_equal(harness_cli(db, "list 2>&1", out, sizeof(out)), 0);
+	assert_null(strstr(out, "runtime error"));
+	/* the oldest: 106,751,991,167 days ago and more, not wrapped */
+	assert_non_null(strstr(out, " d ago"));
+	assert_non_null(strstr(out, "in "));
+	for (i = 0; i < 6; i++) {
+		snprintf(args, sizeof(args), "show %lld 2>&1",
+			 (long long)id[i]);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+		assert_null(strstr(out, "runtime error"));
+	}
+	assert_int_equal(harness_cli(db, "buckets 2>&1", out, sizeof(out)),
+			 0);
+	assert_null(strstr(out, "runtime error"));
+	assert_int_equal(harness_cli(db, "count --by time --step 86400 2>&1",
+				     out, sizeof(out)), 0);
+	assert_null(strstr(out, "runtime error"));
+	harness_cleanup(dir);
+}
+
 /* Bidirectional controls and invisible characters of a test, raw UTF-8. */
 static const char *const hidden_raw[] = {
 	"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\xad",
@@ -1052,6 +1095,7 @@ int main(void)
 		harness_test(test_import_again),
 		harness_test(test_show_wall_sec_extremes),
 		harness_test(test_show_hidden),
+		harness_test(test_received_extremes),
 		harness_test(test_prune),
 		harness_test(test_watch),
 		harness_test(test_daemon_retention),

@@ -388,6 +388,48 @@ def test_big_store(fleet):
           log[-2000:])
 
 
+def test_extreme_times(fleet):
+    """Dumps received at INT64_MIN, in 1969, 1970, a year ahead and at
+    INT64_MAX, two within the last 30 days: every rate plot (overview 24h,
+    7d, 30d; the bucket's 30 days) answers, counts only those in its
+    range, and the server stays clean under UBSan (a slot's index is taken
+    without signed overflow)."""
+    import os
+    import signal
+    import subprocess
+    db = os.path.join(fleet.dir, "edge.db")
+    subprocess.run([webfix.FEED, "--extremes", db], check=True, timeout=60)
+    ready = os.path.join(fleet.dir, "edge.ready")
+    web = fleet.spawn([webfix.CLI, "--db", db, "web", "--listen",
+                       "127.0.0.1:0", "--ready-file", ready], "edge.log")
+    kv = webfix.wait_for("netoops web ready (extreme times)",
+                         lambda: webfix.read_kv(ready) or
+                         (web.poll() is not None and {"dead": 1}))
+    if not check("dead" not in kv, "netoops web on the extreme times"):
+        return
+    w = Web(int(kv["port"]))
+    for path, want in (("/?range=30d", 2), ("/?range=7d", 1),
+                       ("/?range=24h", 1)):
+        text = page(w, path)
+        m = re.search(r'aria-label="(\d+) dumps, per', text)
+        check(m and int(m.group(1)) == want, "rate plot of %s counts %d"
+              % (path, want), m.group(0) if m else text[-300:])
+    bks = webfix.buckets(db)
+    if check(len(bks) == 1, "one bucket of extreme times", str(len(bks))):
+        text = page(w, "/bucket/" + bks[0]["bucket"])
+        m = re.search(r'aria-label="(\d+) dumps, per', text)
+        check(m and int(m.group(1)) == 2, "bucket plot counts 2",
+              m.group(0) if m else "")
+    page(w, "/dumps?limit=1000")
+    page(w, "/hosts")
+    web.send_signal(signal.SIGTERM)
+    rc = web.wait(timeout=60)
+    fleet.procs.remove(web)
+    log = fleet.log("edge.log")
+    check(rc == 0 and "runtime error" not in log and
+          "Sanitizer" not in log, "extreme times: clean exit", log[-2000:])
+
+
 PER_IP = 8          # cmd_web.c CONN_PER_IP
 TIMEOUT_S = 10      # cmd_web.c CONN_TIMEOUT_S
 
@@ -466,6 +508,7 @@ def main():
         test_glob_cap(w)
         test_bounds(w, fleet.db)
         test_big_store(fleet)
+        test_extreme_times(fleet)
         test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()
