@@ -88,13 +88,18 @@ int nstore_glob_check(const char *glob)
 	return wild > NSTORE_GLOB_MAX_WILD ? -E2BIG : 0;
 }
 
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
 const char *nstore_glob_strerror(int err)
 {
 	switch (err) {
 	case -ENAMETOOLONG:
-		return "glob too long (at most 256 bytes)";
+		return "glob too long (at most " STR(NSTORE_GLOB_MAX_BYTES)
+		       " bytes)";
 	case -E2BIG:
-		return "glob too complex (at most 32 wildcards and [...] sets)";
+		return "glob too complex (at most " STR(NSTORE_GLOB_MAX_WILD)
+		       " wildcards and [...] sets)";
 	default:
 		return strerror(-err);
 	}
