@@ -71,17 +71,12 @@ int parse_time_ms(const char *s, int64_t *ret);
 const char *time_strerror(int r);
 /* A positive count: 0, -EINVAL or -ERANGE. */
 int parse_limit(const char *s, long *ret);
-/*
- * The longest --host, --kernel or --bucket pattern: hostnames and releases
- * are at most 64 bytes on the wire, and a long run of '*' or '?' costs a
- * glob or regex engine time that grows with the pattern (PostgreSQL).
- */
-#define GLOB_MAX	256
 /* "512", "64K", "10M", "2G" (powers of 1024): 0 or -EINVAL. */
 int parse_bytes(const char *s, int64_t *ret);
 int64_t now_wall_ms(void);
 /* Filter options common to list, buckets, export and watch (cmd_query.c):
- * 0, 2 for a bad option, 3 after --help.
+ * 0, 2 for a bad option (a --host, --kernel or --bucket pattern beyond
+ * nstore_filter_check()'s limits too), 3 after --help.
  */
 int parse_filter(struct cli *c, int argc, char **argv,
 		 struct nstore_filter *f, const char *verb);

@@ -45,13 +45,24 @@ struct decode_ctx {
  * grow with the input: "{ "dumps": [" first, each dump, then the summary
  * fields after the array (json_stream_end()).
  */
-static void json_stream_dump(struct decode_ctx *x, json_t *o)
+/* jansson's text of @o (stolen), hidden characters escaped (output.c). */
+static char *dumps_hidden(json_t *o)
 {
-	char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
-			 NULL;
-	const char *p;
+	char *t = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) :
+		      NULL, *h = NULL;
 
 	json_decref(o);
+	if (t && netoops_json_hidden(t, &h) < 0)
+		h = NULL;
+	free(t);
+	return h;
+}
+
+static void json_stream_dump(struct decode_ctx *x, json_t *o)
+{
+	char *text = dumps_hidden(o);
+	const char *p;
+
 	if (!text) {
 		fprintf(stderr, "netoops decode: out of memory\n");
 		return;
@@ -68,9 +79,8 @@ static void json_stream_dump(struct decode_ctx *x, json_t *o)
 /* The summary object @o2 (stolen) after the dumps. */
 static void json_stream_end(struct decode_ctx *x, json_t *o2)
 {
-	char *text = json_dumps(o2, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *text = dumps_hidden(o2);
 
-	json_decref(o2);
 	fputs(x->dumps ? "\n  ],\n" : "{\n  \"dumps\": [],\n", stdout);
 	/* the object's members, without its opening "{\n" */
 	if (text && !strncmp(text, "{\n", 2))

@@ -46,6 +46,7 @@ int parse_filter(struct cli *c, int argc, char **argv,
 		 struct nstore_filter *f, const char *verb)
 {
 	bool watch = !strcmp(verb, "watch");
+	const char *name;
 	char *end;
 	int o, r;
 
@@ -54,10 +55,10 @@ int parse_filter(struct cli *c, int argc, char **argv,
 		switch (o) {
 		case F_HOST:
 			f->host = optarg;
-			goto glob;
+			break;
 		case F_KERNEL:
 			f->kernel = optarg;
-			goto glob;
+			break;
 		case F_REASON:
 			f->reason = nstore_reason_parse(optarg);
 			if (f->reason < 0)
@@ -75,13 +76,6 @@ int parse_filter(struct cli *c, int argc, char **argv,
 			break;
 		case F_BUCKET:
 			f->bucket = optarg;
-		glob:
-			if (strlen(optarg) > GLOB_MAX) {
-				fprintf(stderr, "netoops %s: glob too long"
-					" (at most %d bytes)\n", verb,
-					GLOB_MAX);
-				return 2;
-			}
 			break;
 		case F_COMPLETE:
 			f->complete = 1;
@@ -127,6 +121,13 @@ int parse_filter(struct cli *c, int argc, char **argv,
 	if (optind < argc) {
 		fprintf(stderr, "netoops %s: unexpected argument '%s'\n", verb,
 			argv[optind]);
+		return 2;
+	}
+	/* what the store would refuse, as bad usage (store.h) */
+	r = nstore_filter_check(f, &name);
+	if (r) {
+		fprintf(stderr, "netoops %s: --%s: %s\n", verb, name,
+			nstore_glob_strerror(r));
 		return 2;
 	}
 	return 0;

@@ -292,7 +292,7 @@ static int tristate(const char *v)
 static int parse_args(struct args *a, struct nstore_filter *f)
 {
 	const char *v;
-	int i, r;
+	int r;
 
 	nstore_filter_init(f);
 	MHD_get_connection_values(a->c, MHD_GET_ARGUMENT_KIND, check_name, a);
@@ -301,16 +301,12 @@ static int parse_args(struct args *a, struct nstore_filter *f)
 	f->host = arg(a, "host");
 	f->kernel = arg(a, "kernel");
 	f->bucket = arg(a, "bucket");
-	for (i = 0; i < 3; i++) {
-		static const char *const globs[] = { "host", "kernel",
-						     "bucket" };
-
-		if ((v = arg(a, globs[i])) && strlen(v) > GLOB_MAX) {
-			a->bad = globs[i];
-			snprintf(a->why, sizeof(a->why), "glob too long (at"
-				 " most %d bytes)", GLOB_MAX);
-			return -EINVAL;
-		}
+	/* the store's own limits (store.h), refused here as a 400 */
+	r = nstore_filter_check(f, &a->bad);
+	if (r) {
+		snprintf(a->why, sizeof(a->why), "%s",
+			 nstore_glob_strerror(r));
+		return -EINVAL;
 	}
 	if ((v = arg(a, "reason")) && (f->reason = nstore_reason_parse(v)) < 0)
 		goto bad_reason;
@@ -389,12 +385,17 @@ struct series {
 	long *count;
 };
 
+/*
+ * A slot of the store into the plot's: whatever received_ms a dump has
+ * (1970, before, or far ahead), the index never overflows nor goes below
+ * 0 (nstore_slot_index()).
+ */
 static int series_cb(const struct nstore_count_row *r, void *arg)
 {
 	struct series *s = arg;
-	int64_t i = (r->slot_ms - s->start_ms) / s->step_ms;
+	long i = nstore_slot_index(r->slot_ms, s->start_ms, s->step_ms, s->n);
 
-	if (i >= 0 && i < s->n)
+	if (i >= 0)
 		s->count[i] += r->count;
 	return 0;
 }
@@ -931,6 +932,11 @@ static void page_bucket(struct web *w, struct page *p, struct args *a,
 	nstore_filter_init(&f);
 	f.bucket = hash;
 	f.limit = 2;
+	if (nstore_filter_check(&f, NULL)) {
+		page_error(p, MHD_HTTP_NOT_FOUND, "no such bucket",
+			   "no bucket has so long a hash");
+		return;
+	}
 	r = nstore_buckets(w->st, &f, top_cb, &t);
 	if (r < 0)
 		goto err;

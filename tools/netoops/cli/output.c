@@ -53,26 +53,33 @@ void format_ms(int64_t ms, char *buf, size_t len)
  */
 void format_age(int64_t now_ms, int64_t ms, char *buf, size_t len)
 {
-	int64_t s = (now_ms - ms) / 1000;
 	const char *ago = " ago", *in = "";
+	unsigned long long s;
 
 	if (!ms) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (s < 0) {
-		s = -s;
+	/*
+	 * The distance in unsigned 64 bits, larger minus smaller: a stored
+	 * received_ms may be anything from INT64_MIN to INT64_MAX, and
+	 * now_ms - ms in int64_t overflowed for those.
+	 */
+	if (ms <= now_ms) {
+		s = ((uint64_t)now_ms - (uint64_t)ms) / 1000;
+	} else {
+		s = ((uint64_t)ms - (uint64_t)now_ms) / 1000;
 		ago = "";
 		in = "in ";
 	}
 	if (s < 60)
-		snprintf(buf, len, "%s%lld s%s", in, (long long)s, ago);
+		snprintf(buf, len, "%s%llu s%s", in, s, ago);
 	else if (s < 3600)
-		snprintf(buf, len, "%s%lld min%s", in, (long long)s / 60, ago);
+		snprintf(buf, len, "%s%llu min%s", in, s / 60, ago);
 	else if (s < 2 * 86400)
-		snprintf(buf, len, "%s%lld h%s", in, (long long)s / 3600, ago);
+		snprintf(buf, len, "%s%llu h%s", in, s / 3600, ago);
 	else
-		snprintf(buf, len, "%s%lld d%s", in, (long long)s / 86400, ago);
+		snprintf(buf, len, "%s%llu d%s", in, s / 86400, ago);
 }
 
 static void format_iso(int64_t ms, char *buf, size_t len)
@@ -96,9 +103,17 @@ char *json_text(json_t *j, bool pretty, size_t *ret_len)
 
 	if (!j)
 		return NULL;
-	t = json_dumps(j, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
-				 : JSON_COMPACT | JSON_PRESERVE_ORDER);
+	nt = json_dumps(j, pretty ? JSON_INDENT(2) | JSON_PRESERVE_ORDER
+				  : JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
+	if (!nt)
+		return NULL;
+	/* bidirectional controls, invisible characters and C1 as \uXXXX:
+	 * the same values, nothing that reorders or hides text raw
+	 */
+	if (netoops_json_hidden(nt, &t) < 0)
+		t = NULL;
+	free(nt);
 	if (!t)
 		return NULL;
 	n = strlen(t);
@@ -127,20 +142,20 @@ int print_json(json_t *j, bool pretty)
 	return r;
 }
 
-/* Strings from the network need not be UTF-8: jansson refuses those. */
+/*
+ * Strings from the network need not be UTF-8: jansson refuses those.  Each
+ * byte that is not valid UTF-8 becomes '?', as the stores clean what they
+ * keep (netoops_utf8_clean()), and the valid characters around it stay.
+ */
 json_t *text_json(const char *s, size_t len)
 {
 	json_t *j = json_stringn(s, len);
 	char *copy;
-	size_t i;
 
 	if (j)
 		return j;
-	copy = malloc(len + 1);
-	if (!copy)
+	if (netoops_utf8_clean(s, len, &copy, NULL) < 0)
 		return json_null();
-	for (i = 0; i < len; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
 	j = json_stringn(copy, len);
 	free(copy);
 	return j ? j : json_null();

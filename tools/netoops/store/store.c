@@ -59,6 +59,73 @@ void nstore_filter_init(struct nstore_filter *f)
 	f->authenticated = -1;
 }
 
+int nstore_glob_check(const char *glob)
+{
+	const char *p = glob;
+	size_t wild = 0;
+
+	if (strnlen(glob, NSTORE_GLOB_MAX_BYTES + 1) > NSTORE_GLOB_MAX_BYTES)
+		return -ENAMETOOLONG;
+	while (*p) {
+		if (*p == '*' || *p == '?') {
+			wild++;
+			p++;
+			continue;
+		}
+		if (*p++ != '[')
+			continue;
+		/* a set: "^" first inverts, a "]" first is a member */
+		wild++;
+		if (*p == '^')
+			p++;
+		if (*p == ']')
+			p++;
+		while (*p && *p != ']')
+			p++;
+		if (*p)
+			p++;
+	}
+	return wild > NSTORE_GLOB_MAX_WILD ? -E2BIG : 0;
+}
+
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
+const char *nstore_glob_strerror(int err)
+{
+	switch (err) {
+	case -ENAMETOOLONG:
+		return "glob too long (at most " STR(NSTORE_GLOB_MAX_BYTES)
+		       " bytes)";
+	case -E2BIG:
+		return "glob too complex (at most " STR(NSTORE_GLOB_MAX_WILD)
+		       " wildcards and [...] sets)";
+	default:
+		return strerror(-err);
+	}
+}
+
+int nstore_filter_check(const struct nstore_filter *f, const char **ret_name)
+{
+	const char *name = NULL;
+	int r = 0;
+
+	if (!f)
+		return 0;
+	if (f->host && (r = nstore_glob_check(f->host)))
+		name = "host";
+	else if (f->kernel && (r = nstore_glob_check(f->kernel)))
+		name = "kernel";
+	else if (f->bucket && strnlen(f->bucket, NSTORE_GLOB_MAX_BYTES + 1) >
+		 NSTORE_GLOB_MAX_BYTES) {
+		r = -ENAMETOOLONG;
+		name = "bucket";
+	}
+	if (ret_name)
+		*ret_name = name;
+	return r;
+}
+
 struct nstore_dump *nstore_dump_new(void)
 {
 	return calloc(1, sizeof(struct nstore_dump));
@@ -257,4 +324,16 @@ int nstore_render_log(const struct nstore_dump *d, char **ret, size_t *ret_len)
 	if (ret_len)
 		*ret_len = len;
 	return 0;
+}
+
+long nstore_slot_index(int64_t ms, int64_t start_ms, int64_t step_ms, long n)
+{
+	uint64_t off, i;
+
+	if (step_ms <= 0 || n <= 0 || ms < start_ms)
+		return -1;
+	/* ms >= start_ms: the difference fits in 64 unsigned bits */
+	off = (uint64_t)ms - (uint64_t)start_ms;
+	i = off / (uint64_t)step_ms;
+	return i < (uint64_t)n ? (long)i : -1;
 }

@@ -120,7 +120,8 @@ struct nstore_dump {
  * struct nstore_filter - what list/buckets/export select (0/NULL = any)
  *
  * @host and @kernel are glob patterns (SQLite GLOB: '*', '?', '[...]',
- * case-sensitive; "[*]" matches a literal '*').
+ * case-sensitive; "[*]" matches a literal '*'), within the limits of
+ * nstore_glob_check(); @bucket is at most NSTORE_GLOB_MAX_BYTES.
  */
 struct nstore_filter {
 	const char *host;
@@ -137,6 +138,42 @@ struct nstore_filter {
 					 * that @limit keeps the newest */
 	long limit;			/* 0 = no limit */
 };
+
+/*
+ * The most a --host or --kernel pattern may hold.  Matching a glob costs
+ * time that grows with its length and, for runs of '*', with the number
+ * of wildcards (SQLite's GLOB backtracks; PostgreSQL's regex engine took
+ * 12 s for 15,000 '?'): hostnames and releases are at most 64 bytes on
+ * the wire, and no real pattern needs more than a few wildcards.
+ */
+#define NSTORE_GLOB_MAX_BYTES	256
+#define NSTORE_GLOB_MAX_WILD	32	/* '*', '?' and [...] sets */
+
+/**
+ * nstore_glob_check() - whether a pattern is within the limits
+ *
+ * A set "[...]" counts one, whatever it holds (read as SQLite reads it: a
+ * ']' first is a member; an unclosed one runs to the end).
+ *
+ * Return: 0; -ENAMETOOLONG for more than NSTORE_GLOB_MAX_BYTES bytes,
+ * -E2BIG for more than NSTORE_GLOB_MAX_WILD wildcards and sets.
+ */
+int nstore_glob_check(const char *glob);
+/* What an nstore_glob_check() error means, for a message. */
+const char *nstore_glob_strerror(int err);
+
+/**
+ * nstore_filter_check() - the patterns of @f within the limits
+ * @ret_name:	if not NULL, the one refused: "host", "kernel" or "bucket"
+ *
+ * @host and @kernel by nstore_glob_check(); @bucket, a prefix (its
+ * '*', '?' and '[' are literal), only by its length.  Every store checks
+ * its filters with this before it queries (list, buckets, count), so the
+ * CLI and `netoops web` refuse what a store would.
+ *
+ * Return: 0 or nstore_glob_check()'s error; 0 for a NULL @f.
+ */
+int nstore_filter_check(const struct nstore_filter *f, const char **ret_name);
 
 /** struct nstore_bucket - crashes grouped by signature */
 struct nstore_bucket {
@@ -391,6 +428,22 @@ static inline int nstore_count(struct nstore *st, const struct nstore_filter *f,
 		return -EOPNOTSUPP;
 	return st->ops->count(st, f, by, step_ms, cb, arg);
 }
+
+/**
+ * nstore_slot_index() - which of @n slots holds a time
+ * @ms:		a time, e.g. a slot_ms that nstore_count() returned
+ * @start_ms:	where slot 0 starts
+ * @step_ms:	the slots' width
+ * @n:		their number
+ *
+ * For every int64 value of each argument, without overflow: a dump's
+ * received_ms (and so a slot) may be anything from INT64_MIN to INT64_MAX,
+ * before 1970 or far ahead.
+ *
+ * Return: 0..@n-1, or -1 when @ms is before slot 0 or after the last one,
+ * or @step_ms or @n is not positive.
+ */
+long nstore_slot_index(int64_t ms, int64_t start_ms, int64_t step_ms, long n);
 
 /*
  * Bytes a SQLite store at @path takes on disk: the database file and its

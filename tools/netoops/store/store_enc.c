@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include "netoops_escape.h"
 #include "store_enc.h"
 
 static char *enc_gaps(const struct nstore_dump *d)
@@ -57,12 +58,10 @@ static char *enc_user(const struct nstore_dump *d)
 	for (i = 0; i < d->nr_user; i++) {
 		json_t *v = json_string(d->user[i].value);
 
-		if (!v) {	/* not UTF-8: keep it, with '?' for the rest */
-			char *c = strdup(d->user[i].value), *p;
+		if (!v) {	/* not UTF-8: keep it, '?' for bad bytes */
+			int err;
+			char *c = nstore_utf8_clean(d->user[i].value, &err);
 
-			for (p = c; p && *p; p++)
-				if ((unsigned char)*p >= 0x80)
-					*p = '?';
 			v = c ? json_string(c) : NULL;
 			free(c);
 		}
@@ -182,53 +181,14 @@ int nstore_dec_log(struct nstore_dump *d, int enc, const void *b, size_t len)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at @p, 0 if there is none. */
-static size_t utf8_seq(const unsigned char *p)
-{
-	size_t n, i;
-	uint32_t c;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, c = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, c = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, c = p[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3f);
-	}
-	/* overlong, surrogate, beyond U+10FFFF */
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
-}
-
 char *nstore_utf8_clean(const char *s, int *ret_err)
 {
-	unsigned char *c, *p;
-	size_t n;
+	char *c;
 
 	*ret_err = 0;
 	if (!s)
 		return NULL;
-	c = (unsigned char *)strdup(s);
-	if (!c) {
-		*ret_err = -ENOMEM;
-		return NULL;
-	}
-	for (p = c; *p; p += n) {
-		n = utf8_seq(p);
-		if (!n) {
-			*p = '?';
-			n = 1;
-		}
-	}
-	return (char *)c;
+	/* the rule of every printer too (netoops_escape.h) */
+	*ret_err = netoops_utf8_clean(s, strlen(s), &c, NULL);
+	return *ret_err ? NULL : c;
 }

@@ -21,7 +21,8 @@
 /*
  * What a put writes besides plain columns: gaps as "off+len,...", "" for
  * none; user fields as a compact JSON object in arrival order (a value
- * that is not UTF-8 has '?' for each byte >= 0x80); registers as
+ * that is not UTF-8 has '?' for each byte not part of valid UTF-8,
+ * as nstore_utf8_clean()); registers as
  * d->nr_regs * 8 bytes, little-endian as on the wire, NULL if none.
  */
 struct nstore_blobs {

@@ -1114,6 +1114,10 @@ static int where_build(struct where *w, const struct nstore_filter *f)
 		nstore_filter_init(&any);
 		f = &any;
 	}
+	/* the same limits as SQLite's, before the server spends time */
+	r = nstore_filter_check(f, NULL);
+	if (r)
+		return r;
 	if (f->limit > 0)
 		snprintf(w->lim, sizeof(w->lim), " LIMIT %ld", f->limit);
 	w->newest_first = f->newest_first;

@@ -782,6 +782,9 @@ static int sqlite_list(struct nstore *base, const struct nstore_filter *f,
 		nstore_filter_init(&any);
 		f = &any;
 	}
+	rc = nstore_filter_check(f, NULL);
+	if (rc)
+		return rc;
 	filter_sql(s, f, where, sizeof(where));
 	snprintf(sql, sizeof(sql), "SELECT " COLS ", %s, %s%s FROM dumps%s"
 		 " ORDER BY %s LIMIT %ld", s->auth_col, s->more_cols,
@@ -826,6 +829,9 @@ static int sqlite_buckets(struct nstore *base, const struct nstore_filter *f,
 		nstore_filter_init(&any);
 		f = &any;
 	}
+	rc = nstore_filter_check(f, NULL);
+	if (rc)
+		return rc;
 	filter_sql(s, f, where, sizeof(where));
 	/*
 	 * Dumps without a signature fall in one bucket named "-".  The groups
@@ -913,6 +919,9 @@ static int sqlite_count(struct nstore *base, const struct nstore_filter *f,
 		nstore_filter_init(&any);
 		f = &any;
 	}
+	rc = nstore_filter_check(f, NULL);
+	if (rc)
+		return rc;
 	filter_sql(s, f, where, sizeof(where));
 	/* ?1 is the step; the filter's parameters follow (renumbered). */
 	snprintf(sql, sizeof(sql),

@@ -271,8 +271,11 @@ static void test_bad_bounds(void **state)
 }
 
 /*
- * --host, --kernel and --bucket take at most 256 bytes: a long run of '?'
- * or '*' kept PostgreSQL's regex matching busy for seconds per query.
+ * --host, --kernel and --bucket take at most 256 bytes, --host and
+ * --kernel at most 32 wildcards and [...] sets: a long run of '?' or '*'
+ * kept PostgreSQL's regex matching busy for seconds per query.  Beyond
+ * that, exit status 2 and a message that says which limit; a --bucket
+ * prefix has no wildcards (its '?' are literal).
  */
 static void test_glob_cap(void **state)
 {
@@ -288,15 +291,40 @@ static void test_glob_cap(void **state)
 	put_dump(st, 0, "web-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
 	nstore_close(st);
 	for (i = 0; i < 3; i++) {
-		memset(glob, '?', 257);
+		memset(glob, 'x', 257);
+		memset(glob, '?', i < 2 ? 32 : 257);
 		glob[257] = 0;
-		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+		snprintf(args, sizeof(args), "list %s '%s' 2>&1",
 			 opts[i], glob);
 		if (harness_cli(db, args, out, sizeof(out)) != 2)
 			fail_msg("%s of 257 bytes: not a usage error", opts[i]);
+		if (!strstr(out, "glob too long (at most 256 bytes)"))
+			fail_msg("%s of 257 bytes: \"%s\"", opts[i], out);
 		glob[256] = 0;
 		snprintf(args, sizeof(args), "buckets %s '%s'", opts[i], glob);
 		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	}
+	/* 33 wildcards, or 200: refused before any query; 32: taken */
+	for (i = 0; i < 2; i++) {
+		memset(glob, '*', 200);
+		glob[200] = 0;
+		snprintf(args, sizeof(args), "count %s '%s' 2>&1", opts[i],
+			 glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 2);
+		if (!strstr(out, "netoops count: ") ||
+		    !strstr(out, "glob too complex (at most 32 wildcards"))
+			fail_msg("%s of 200 '*': \"%s\"", opts[i], out);
+		/* a set and 32 '*', then a set and 31 */
+		memcpy(glob, "[0-9a-z]", 8);
+		glob[40] = 0;
+		snprintf(args, sizeof(args), "list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 2);
+		glob[39] = 0;
+		snprintf(args, sizeof(args), "--json list %s '%s' 2>/dev/null",
+			 opts[i], glob);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+		assert_non_null(strstr(out, "web-1"));
 	}
 	harness_cleanup(dir);
 }
@@ -905,6 +933,157 @@ static void test_show_wall_sec_extremes(void **state)
 	harness_cleanup(dir);
 }
 
+/*
+ * Dumps received at INT64_MIN, in 1969, 1970, far ahead and at INT64_MAX
+ * (a store holds any received_ms): list, show, buckets and count print
+ * them, ages included, without a signed overflow (UBSan aborted in the
+ * age: now - INT64_MIN).
+ */
+static void test_received_extremes(void **state)
+{
+	static const int64_t ms[] = {
+		INT64_MIN, INT64_MIN + 1, -1, 1, INT64_MAX - 1, INT64_MAX,
+	};
+	char dir[64], db[128], out[16384], args[64];
+	int64_t id[6];
+	struct nstore *st;
+	size_t i;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	for (i = 0; i < 6; i++)
+		put_dump(st, i, "edge", "6.12.1", "eeee", ms[i], 100, &id[i]);
+	nstore_close(st);
+	assert_int_equal(harness_cli(db, "list 2>&1", out, sizeof(out)), 0);
+	assert_null(strstr(out, "runtime error"));
+	/* the oldest: 106,751,991,167 days ago and more, not wrapped */
+	assert_non_null(strstr(out, " d ago"));
+	assert_non_null(strstr(out, "in "));
+	for (i = 0; i < 6; i++) {
+		snprintf(args, sizeof(args), "show %lld 2>&1",
+			 (long long)id[i]);
+		assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+		assert_null(strstr(out, "runtime error"));
+	}
+	assert_int_equal(harness_cli(db, "buckets 2>&1", out, sizeof(out)),
+			 0);
+	assert_null(strstr(out, "runtime error"));
+	assert_int_equal(harness_cli(db, "count --by time --step 86400 2>&1",
+				     out, sizeof(out)), 0);
+	assert_null(strstr(out, "runtime error"));
+	harness_cleanup(dir);
+}
+
+/* Bidirectional controls and invisible characters of a test, raw UTF-8. */
+static const char *const hidden_raw[] = {
+	"\xe2\x80\xae", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xc2\xad",
+	"\xe2\x81\xa6", "\xe2\x81\xa9", "\xe2\x80\x8f", "\xd8\x9c",
+};
+
+static void assert_no_hidden(const char *what, const char *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hidden_raw) / sizeof(hidden_raw[0]); i++)
+		if (strstr(out, hidden_raw[i]))
+			fail_msg("%s: hidden character %zu raw", what, i);
+}
+
+/*
+ * A sender's bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE...)
+ * and invisible characters (zero-width space, BOM, soft hyphen) in its
+ * hostname, release, user field and log: `show` and `list` print them as
+ * \uXXXX, --json as JSON's \uXXXX escapes (the values themselves exact),
+ * never raw.  A byte that is not UTF-8 is '?' in JSON, the valid
+ * characters beside it kept (they were all '?' in a user field).
+ */
+static void test_show_hidden(void **state)
+{
+	char dir[64], db[128], out[65536], args[128], jargs[128];
+	struct nstore_dump *d = nstore_dump_new();
+	static const char log[] = "line \xe2\x80\xae" "1\n"
+				  "\xef\xbb\xbf" "bom shy\xc2\xad zw\xe2\x80\x8bsp\n"
+				  "bad \xfe \xc3\xa9 end\n";
+	struct nstore *st;
+	const char *v;
+	json_t *j;
+
+	(void)state;
+	mkdir_tmp(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	assert_non_null(d);
+	d->boot_id[0] = 0xb1;
+	d->dump_id = 1;
+	d->hostname = strdup("adm\xe2\x80\xaenimda");
+	d->release = strdup("6.12\xe2\x80\x8f-\xd8\x9c");
+	d->reason = NETOOPS_REASON_OOPS;
+	d->complete = true;
+	d->pkt_count = d->pkt_received = 1;
+	d->log = malloc(sizeof(log));
+	assert_non_null(d->log);
+	memcpy(d->log, log, sizeof(log));
+	d->log_len = sizeof(log) - 1;
+	d->received_ms = d->stored_ms = wall_now_ms();
+	d->sig_hash = strdup("bidi");
+	d->sig_title = strdup("BUG: \xe2\x81\xa6title\xe2\x81\xa9");
+	assert_int_equal(nstore_dump_add_user(d, "note", 4,
+					      "\xc3\xa9t\xc3\xa9 \xe2\x80\xae"
+					      "x \xff", 12), 0);
+	assert_int_equal(nstore_put(st, &d, 1, NULL), 0);
+	snprintf(args, sizeof(args), "show %lld", (long long)d->id);
+	snprintf(jargs, sizeof(jargs), "--json show %lld", (long long)d->id);
+	nstore_dump_free(d);
+	nstore_close(st);
+
+	assert_int_equal(harness_cli(db, args, out, sizeof(out)), 0);
+	assert_no_hidden("show", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+	assert_non_null(strstr(out, "6.12\\u200f-\\u061c"));
+	assert_non_null(strstr(out, "BUG: \\u2066title\\u2069"));
+	assert_non_null(strstr(out, "line \\u202e1\n"));
+	assert_non_null(strstr(out, "\\ufeffbom shy\\u00ad zw\\u200bsp\n"));
+	assert_non_null(strstr(out, "bad \\xfe \xc3\xa9 end"));
+	assert_non_null(strstr(out, "\xc3\xa9t\xc3\xa9 \\u202ex ?"));
+
+	assert_int_equal(harness_cli(db, "list", out, sizeof(out)), 0);
+	assert_no_hidden("list", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+
+	assert_int_equal(harness_cli(db, jargs, out, sizeof(out)), 0);
+	assert_no_hidden("show --json", out);
+	assert_non_null(strstr(out, "\"adm\\u202enimda\""));
+	j = harness_cli_json(db, jargs);
+	assert_string_equal(json_string_value(json_object_get(j, "host")),
+			    "adm\xe2\x80\xaenimda");
+	assert_string_equal(json_string_value(json_object_get(j, "title")),
+			    "BUG: \xe2\x81\xa6title\xe2\x81\xa9");
+	v = json_string_value(json_object_get(json_object_get(j, "user"),
+					      "note"));
+	assert_non_null(v);
+	assert_string_equal(v, "\xc3\xa9t\xc3\xa9 \xe2\x80\xaex ?");
+	v = json_string_value(json_object_get(j, "log"));
+	assert_non_null(v);
+	assert_non_null(strstr(v, "bad ? \xc3\xa9 end\n"));
+	assert_non_null(strstr(v, "line \xe2\x80\xae" "1\n"));
+	json_decref(j);
+
+	assert_int_equal(harness_cli(db, "list --json", out, sizeof(out)), 0);
+	assert_no_hidden("list --json", out);
+	assert_int_equal(harness_cli(db, "buckets --json", out, sizeof(out)),
+			 0);
+	assert_no_hidden("buckets --json", out);
+	assert_int_equal(harness_cli(db, "buckets", out, sizeof(out)), 0);
+	assert_no_hidden("buckets", out);
+	assert_int_equal(harness_cli(db, "count --by host --json", out,
+				     sizeof(out)), 0);
+	assert_no_hidden("count --json", out);
+	assert_non_null(strstr(out, "adm\\u202enimda"));
+	harness_cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -915,6 +1094,8 @@ int main(void)
 		harness_test(test_glob_cap),
 		harness_test(test_import_again),
 		harness_test(test_show_wall_sec_extremes),
+		harness_test(test_show_hidden),
+		harness_test(test_received_extremes),
 		harness_test(test_prune),
 		harness_test(test_watch),
 		harness_test(test_daemon_retention),

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -919,6 +920,123 @@ static void test_stats_wal(void **state)
 	assert_true(s.file_bytes > db.st_size + 65536);
 }
 
+static int one_bucket_cb(const struct nstore_bucket *b, void *arg)
+{
+	(void)b;
+	(*(long *)arg)++;
+	return 0;
+}
+
+static int one_row_cb(const struct nstore_count_row *r, void *arg)
+{
+	(void)r;
+	(*(long *)arg)++;
+	return 0;
+}
+
+/*
+ * Every query that takes a filter, on filter @flt: @want from list,
+ * buckets and count alike (0 when it matches).
+ */
+static void filter_refused(struct nstore *st, const struct nstore_filter *flt,
+			   int want)
+{
+	long n = 0;
+
+	assert_int_equal(nstore_list(st, flt, 0, count_cb, &n), want);
+	assert_int_equal(nstore_buckets(st, flt, one_bucket_cb, &n), want);
+	assert_int_equal(nstore_count(st, flt, NSTORE_BY_HOST, 0, one_row_cb,
+				      &n), want);
+	assert_int_equal(nstore_count(st, flt, NSTORE_BY_TIME, 3600000,
+				      one_row_cb, &n), want);
+}
+
+/*
+ * Patterns that cost a store's matcher exponential or quadratic time: 200
+ * '*', a 100 KB pattern.  Both stores refuse a --host or --kernel over 256
+ * bytes (-ENAMETOOLONG) or with more than 32 wildcards and [...] sets
+ * (-E2BIG), in list, buckets and count, at once; at the limits they match
+ * as before.  A --bucket is a prefix: only its length counts.
+ */
+static void test_glob_limits(void **state)
+{
+	struct fx *f = *state;
+	struct nstore_filter flt;
+	struct nstore_dump *d;
+	char *big, p[400];
+	struct timespec t0, t1;
+	size_t i;
+
+	d = mk_at(1, "web-1", "s", 1000, 0);
+	assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+	nstore_dump_free(d);
+	nstore_filter_init(&flt);
+
+	/* 32 '*' and a literal: matches; 33: refused, kernel alike */
+	memset(p, '*', 32);
+	strcpy(p + 32, "web-1");
+	flt.host = p;
+	assert_int_equal(nstore_glob_check(p), 0);
+	assert_int_equal(count_where(f->st, &flt), 1);
+	filter_refused(f->st, &flt, 0);
+	memmove(p + 1, p, strlen(p) + 1);
+	assert_int_equal(nstore_glob_check(p), -E2BIG);
+	filter_refused(f->st, &flt, -E2BIG);
+	flt.host = NULL;
+	flt.kernel = p;
+	filter_refused(f->st, &flt, -E2BIG);
+	flt.kernel = NULL;
+
+	/* 200 '*', then "?" and sets: each counts one, whatever a set holds */
+	memset(p, '*', 200);
+	p[200] = 0;
+	flt.host = p;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	filter_refused(f->st, &flt, -E2BIG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	for (i = 0; i < 32; i++)
+		memcpy(p + 3 * i, i % 2 ? "[*]" : "[?]", 3);
+	strcpy(p + 96, "web-1");
+	assert_int_equal(count_where(f->st, &flt), 0);
+	strcpy(p, "[]*?[^a-z]w][-*?]?eb-1");	/* 2 sets, 1 '?' */
+	assert_int_equal(nstore_glob_check(p), 0);
+	memset(p, '?', 33);
+	p[33] = 0;
+	assert_int_equal(nstore_glob_check(p), -E2BIG);
+	strcpy(p, "w[");			/* unclosed: one set */
+	assert_int_equal(nstore_glob_check(p), 0);
+	assert_int_equal(count_where(f->st, &flt), 0);
+
+	/* 256 bytes with 32 wildcards: matches nothing, no error; 257: refused */
+	memset(p, 'x', 256);
+	memset(p, '?', 32);
+	p[256] = 0;
+	assert_int_equal(count_where(f->st, &flt), 0);
+	p[256] = 'x';
+	p[257] = 0;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+
+	/* 100 KB: refused as too long, not scanned for wildcards first */
+	big = malloc(100 * 1024 + 1);
+	assert_non_null(big);
+	memset(big, '*', 100 * 1024);
+	big[100 * 1024] = 0;
+	flt.host = big;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+	flt.host = NULL;
+
+	/* a bucket prefix: '*' and '?' are literal, only 256 bytes count */
+	memset(big, '?', 256);
+	big[256] = 0;
+	flt.bucket = big;
+	filter_refused(f->st, &flt, 0);
+	big[256] = '?';
+	big[257] = 0;
+	filter_refused(f->st, &flt, -ENAMETOOLONG);
+	free(big);
+}
+
 /* Newest first with a limit; --host and --kernel as globs. */
 static void test_order_glob(void **state)
 {
@@ -1052,6 +1170,66 @@ static void test_count_huge_step(void **state)
 	assert_int_equal(c.n, 5);
 	assert_true(c.slot[0] == INT64_MIN);
 	assert_true(c.slot[4] == INT64_MAX);
+}
+
+/*
+ * The web's rate plot: each slot of nstore_count() into one of 30 daily
+ * bars by nstore_slot_index(), for dumps received at the extremes a store
+ * can hold (INT64_MIN, 1969, 1970, far ahead, INT64_MAX): only those of
+ * the last 30 days land, none overflows (UBSan aborted on INT64_MIN -
+ * start).  Then the index itself at the corners.
+ */
+static void test_slot_extremes(void **state)
+{
+	const int64_t day = 86400000LL, now = 1764756000123LL;
+	const int64_t start = now - now % day - 29 * day;
+	const int64_t ms[] = {
+		INT64_MIN, INT64_MIN + 1, -day, -1, 0 + 1, start - 1, start,
+		now, now + day, INT64_MAX - 1, INT64_MAX,
+	};
+	struct fx *f = *state;
+	struct counted_rows c;
+	long bars[30] = { 0 }, i, drawn = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+		struct nstore_dump *d = mk_at(k, "h", "s", ms[k], 0);
+
+		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, day,
+				      rows_cb, &c), 0);
+	assert_true(c.n >= 8);
+	for (k = 0; k < (size_t)c.n; k++) {
+		i = nstore_slot_index(c.slot[k], start, day, 30);
+		assert_true(i >= -1 && i < 30);
+		if (i >= 0) {
+			bars[i] += c.count[k];
+			drawn += c.count[k];
+		}
+	}
+	assert_int_equal(drawn, 2);
+	assert_int_equal(bars[0], 1);
+	assert_int_equal(bars[29], 1);
+
+	assert_int_equal(nstore_slot_index(INT64_MIN, INT64_MAX, 1, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MIN, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MAX, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(INT64_MAX, INT64_MIN, INT64_MAX,
+					   30), 2);
+	assert_int_equal(nstore_slot_index(INT64_MAX, INT64_MIN, 1, 30), -1);
+	assert_int_equal(nstore_slot_index(0, INT64_MIN, INT64_MAX, 30), 1);
+	assert_int_equal(nstore_slot_index(start - 1, start, day, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, day, 30), 0);
+	assert_int_equal(nstore_slot_index(start + 30 * day - 1, start, day,
+					   30), 29);
+	assert_int_equal(nstore_slot_index(start + 30 * day, start, day, 30),
+			 -1);
+	assert_int_equal(nstore_slot_index(start, start, 0, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, -day, 30), -1);
+	assert_int_equal(nstore_slot_index(start, start, day, 0), -1);
 }
 
 /* nstore_count(): slots, ordering, NULL keys, filters, limit, errors. */
@@ -2176,8 +2354,10 @@ int main(int argc, char **argv)
 		T(test_prune_size_old_store, SQLITE),
 		T(test_stats_wal, SQLITE),
 		T(test_order_glob, BOTH),
+		T(test_glob_limits, BOTH),
 		T(test_count, BOTH),
 		T(test_count_huge_step, BOTH),
+		T(test_slot_extremes, BOTH),
 		T(test_merge_disjoint, BOTH),
 		T(test_merge_overlap, BOTH),
 		T(test_merge_conflict, BOTH),

@@ -50,6 +50,11 @@ def security_headers(r, path):
           "nosniff", path)
 
 
+# Bidirectional controls and invisible characters: never raw in an answer.
+HIDDEN = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060"
+                    "\u2066-\u2069\ufeff\u0080-\u009f]")
+
+
 def page(w, path, status=200):
     st, r, body = w.get(path)
     check(st == status, "status of " + path, "%d, want %d" % (st, status))
@@ -59,6 +64,9 @@ def page(w, path, status=200):
     except UnicodeDecodeError:
         check(False, "UTF-8 page", path)
         return ""
+    m = HIDDEN.search(text)
+    check(not m, "no bidi control or invisible character raw in " + path,
+          repr(text[max(0, m.start() - 20):m.end() + 20]) if m else "")
     if r.getheader("Content-Type", "").startswith("text/html"):
         check("<script" not in text.lower(), "no <script in " + path)
         ext = re.findall(r'(?:src|href|action)="(?:[a-z]+:)?//[^"]*"', text)
@@ -164,9 +172,22 @@ def test_escaping(w, dumps):
                  "&lt;script&gt;alert(&quot;log&quot;)&lt;/script&gt; &amp;"
                  " &#39;quotes&#39;",
                  "bad utf-8: \\xff\\xfe\\xc3 end",
+                 "bidi: adm\\u202enimda bom\\ufeff shy\\u00ad"
+                 " lrm\\u200e alm\\u061c",
+                 " \\u2066rli\\u2069 zw\\u200bsp",
                  "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;"):
         check(want in text, "escaped on the dump page", want)
     check("<b>bold" not in text and "<img" not in text, "no raw markup")
+    # JSON: the same characters as JSON escapes, the values exact
+    text = page(w, "/api/dump/%d" % d["id"])
+    check("adm\\u202enimda" in text and "rli\\u2069" in text,
+          "hidden characters as \\uXXXX in the API's JSON")
+    j = json.loads(text)
+    check("bidi: adm\u202enimda bom\ufeff" in j["log"],
+          "the API's log holds the characters themselves")
+    check(j["user"]["note"].endswith("\"q\" ?? \u2066rli\u2069 zw\u200bsp"),
+          "a user field: '?' for each bad byte, the rest kept",
+          repr(j["user"]["note"]))
     for p, want in (("/hosts", "&lt;script&gt;"),
                     ("/kernels", "&lt;b&gt;bold"),
                     ("/dumps?limit=1000", "&lt;script&gt;"),
@@ -268,7 +289,8 @@ def test_api(w, db, bks, dumps):
 
 def test_glob_cap(w):
     """A host, kernel or bucket pattern over 256 bytes is 400: 15,000 '?'
-    kept PostgreSQL busy for 12 s, and the one thread with it."""
+    kept PostgreSQL busy for 12 s, and the one thread with it; so is a
+    host or kernel pattern of more than 32 wildcards and [...] sets."""
     for p in ("/dumps?host=" + "?" * 257, "/api/dumps?kernel=" + "*" * 257,
               "/buckets?bucket=" + "a" * 257, "/hosts?host=" + "?*" * 129,
               "/api/count?by=host&host=" + "?" * 15000):
@@ -276,7 +298,27 @@ def test_glob_cap(w):
         check(st == 400 and b"glob too long" in body,
               "long glob: 400 glob too long", "%s...: %d %s"
               % (p[:24], st, body[:80]))
-    page(w, "/dumps?host=" + "?" * 256)
+    page(w, "/dumps?host=" + "?" * 32 + "x" * 224)
+    page(w, "/buckets?bucket=" + "?" * 256)
+    # 200 '*' or 33 wildcards and sets: 400 too, as JSON on the API
+    for p in ("/dumps?host=" + "*" * 200, "/hosts?kernel=" + "?" * 33,
+              "/api/dumps?host=" + "*" * 33,
+              "/api/count?by=time&kernel=" + "%5Ba%5D" * 33,
+              "/api/buckets?host=" + "*?" * 100):
+        st, r, body = w.get(p)
+        ok = st == 400 and b"glob too complex (at most 32 wildcards" in body
+        if p.startswith("/api/"):
+            ok = ok and r.getheader("Content-Type") == "application/json"
+            try:
+                j = json.loads(body)
+            except ValueError:
+                j = {}
+            ok = ok and j.get("error", "").startswith("glob too complex") \
+                and j.get("detail") in ("host", "kernel")
+        check(ok, "many wildcards: 400 glob too complex", "%s...: %d %s"
+              % (p[:28], st, body[:120]))
+    text = page(w, "/api/dumps?no_log=1&host=" + "*" * 31 + "gap-plain")
+    check(len(json.loads(text or "[]")) >= 1, "32 wildcards still match")
 
 
 def test_bounds(w, db):
@@ -344,6 +386,48 @@ def test_big_store(fleet):
     log = fleet.log("big.log")
     check(rc == 0 and "Sanitizer" not in log, "big store: clean exit",
           log[-2000:])
+
+
+def test_extreme_times(fleet):
+    """Dumps received at INT64_MIN, in 1969, 1970, a year ahead and at
+    INT64_MAX, two within the last 30 days: every rate plot (overview 24h,
+    7d, 30d; the bucket's 30 days) answers, counts only those in its
+    range, and the server stays clean under UBSan (a slot's index is taken
+    without signed overflow)."""
+    import os
+    import signal
+    import subprocess
+    db = os.path.join(fleet.dir, "edge.db")
+    subprocess.run([webfix.FEED, "--extremes", db], check=True, timeout=60)
+    ready = os.path.join(fleet.dir, "edge.ready")
+    web = fleet.spawn([webfix.CLI, "--db", db, "web", "--listen",
+                       "127.0.0.1:0", "--ready-file", ready], "edge.log")
+    kv = webfix.wait_for("netoops web ready (extreme times)",
+                         lambda: webfix.read_kv(ready) or
+                         (web.poll() is not None and {"dead": 1}))
+    if not check("dead" not in kv, "netoops web on the extreme times"):
+        return
+    w = Web(int(kv["port"]))
+    for path, want in (("/?range=30d", 2), ("/?range=7d", 1),
+                       ("/?range=24h", 1)):
+        text = page(w, path)
+        m = re.search(r'aria-label="(\d+) dumps, per', text)
+        check(m and int(m.group(1)) == want, "rate plot of %s counts %d"
+              % (path, want), m.group(0) if m else text[-300:])
+    bks = webfix.buckets(db)
+    if check(len(bks) == 1, "one bucket of extreme times", str(len(bks))):
+        text = page(w, "/bucket/" + bks[0]["bucket"])
+        m = re.search(r'aria-label="(\d+) dumps, per', text)
+        check(m and int(m.group(1)) == 2, "bucket plot counts 2",
+              m.group(0) if m else "")
+    page(w, "/dumps?limit=1000")
+    page(w, "/hosts")
+    web.send_signal(signal.SIGTERM)
+    rc = web.wait(timeout=60)
+    fleet.procs.remove(web)
+    log = fleet.log("edge.log")
+    check(rc == 0 and "runtime error" not in log and
+          "Sanitizer" not in log, "extreme times: clean exit", log[-2000:])
 
 
 PER_IP = 8          # cmd_web.c CONN_PER_IP
@@ -424,6 +508,7 @@ def main():
         test_glob_cap(w)
         test_bounds(w, fleet.db)
         test_big_store(fleet)
+        test_extreme_times(fleet)
         test_slow_clients(w)
         test_usage(fleet)
         rc, log = fleet.stop_web()

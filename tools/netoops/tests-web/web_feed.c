@@ -34,7 +34,8 @@
 #define HOSTILE_HOST	"<script>alert(\"host\")</script>&'\xff-evil"
 #define HOSTILE_REL	"6.12.0-<b>bold</b>&\"q\""
 #define HOSTILE_KEY	"note"
-#define HOSTILE_VALUE	"<script>alert('user')</script> & \"q\" \xfe\xff"
+#define HOSTILE_VALUE	"<script>alert('user')</script> & \"q\" \xfe\xff" \
+			" \xe2\x81\xa6rli\xe2\x81\xa9 zw\xe2\x80\x8bsp"
 
 static void send_pkts(int port, const struct gen_pkts *p, long drop)
 {
@@ -93,6 +94,8 @@ static int feed(int port)
 		static const char extra[] =
 			"<script>alert(\"log\")</script> & 'quotes' \"dq\"\n"
 			"bad utf-8: \xff\xfe\xc3 end\n"
+			"bidi: adm\xe2\x80\xaenimda bom\xef\xbb\xbf"
+			" shy\xc2\xad lrm\xe2\x80\x8e alm\xd8\x9c\n"
 			"</pre><img src=x onerror=alert(1)>\n";
 		char *l2 = malloc(len + sizeof(extra));
 
@@ -225,14 +228,79 @@ static int history(const char *db, long n, long days)
 	return 0;
 }
 
+/*
+ * Dumps received at the ends of what a store holds (INT64_MIN, 1969,
+ * 1970, far ahead, INT64_MAX) and two inside the last 30 days (29 days
+ * and 1 minute ago), all of one signature: the rate plots must place the
+ * two, skip the rest, and overflow nowhere.
+ */
+static int extremes(const char *db)
+{
+	const int64_t day = 86400000LL;
+	struct nstore *st;
+	struct timeval tv;
+	int64_t now, ms[9];
+	size_t i;
+	int r;
+
+	gettimeofday(&tv, NULL);
+	now = tv.tv_sec * 1000LL + tv.tv_usec / 1000;
+	ms[0] = INT64_MIN;
+	ms[1] = INT64_MIN + 1;
+	ms[2] = -day;
+	ms[3] = 1;
+	ms[4] = now - 29 * day;
+	ms[5] = now - 60000;
+	ms[6] = now + 365 * day;
+	ms[7] = INT64_MAX - 1;
+	ms[8] = INT64_MAX;
+	r = nstore_open(db, NSTORE_SYNC_NORMAL, &st);
+	if (r < 0) {
+		fprintf(stderr, "web_feed: %s: %s\n", db,
+			nstore_open_strerror(r));
+		return 1;
+	}
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		struct nstore_dump *d = nstore_dump_new();
+
+		if (!d)
+			return 1;
+		memset(d->boot_id, 0xe7, 16);
+		d->boot_id[0] = (uint8_t)i;
+		d->dump_id = i;
+		d->hostname = strdup("time-edge");
+		d->release = strdup("6.12.0-edge");
+		d->reason = NETOOPS_REASON_OOPS;
+		d->complete = true;
+		d->pkt_count = d->pkt_received = 1;
+		d->log = gen_log(1024, "edge_of_time", 1, &d->log_len);
+		d->payload_total = d->log_len;
+		d->received_ms = d->stored_ms = ms[i];
+		if (!d->hostname || !d->release || !d->log ||
+		    nstore_record_sign(d) < 0)
+			return 1;
+		r = nstore_put(st, &d, 1, NULL);
+		nstore_dump_free(d);
+		if (r < 0) {
+			fprintf(stderr, "web_feed: put: %s\n", strerror(-r));
+			return 1;
+		}
+	}
+	nstore_close(st);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--extremes"))
+		return extremes(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--port"))
 		return feed(atoi(argv[2]));
 	if ((argc == 4 || argc == 6) && !strcmp(argv[1], "--history"))
 		return history(argv[2], atol(argv[3]),
 			       argc == 6 ? atol(argv[5]) : 7);
 	fprintf(stderr, "usage: web_feed --port P\n"
-		"       web_feed --history DB N [--days D]\n");
+		"       web_feed --history DB N [--days D]\n"
+		"       web_feed --extremes DB\n");
 	return 2;
 }

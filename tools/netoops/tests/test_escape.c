@@ -5,7 +5,9 @@
  * overlong UTF-8, what passes), cuts at every column count (never inside
  * an escape or a UTF-8 sequence), and random bytes checked by a validator
  * written here independently: the output is valid UTF-8 with no C0 byte
- * but the kept '\n'/'\t', no DEL, no C1 code.
+ * but the kept '\n'/'\t', no DEL, no C1 code, no bidirectional control
+ * or invisible character.  netoops_utf8_clean() and netoops_json_hidden()
+ * (what JSON output goes through) against tables and random bytes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -75,6 +77,28 @@ static const struct esc_case cases[] = {
 	{ S("ab\xc2\x9b"), 0, 9, "ab", 2 },
 	{ S("ab\xc2\x9b"), 0, 10, "ab\\xc2\\x9b", 10 },
 	{ S("\r"), 0, 1, "", 0 },
+	/* bidirectional controls: "Trojan Source" reordering of a line */
+	{ S("adm\xe2\x80\xaenimda"), 0, 0, "adm\\u202enimda", 14 },
+	{ S("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"), 0, 0,
+	  "\\u202a\\u202b\\u202c\\u202d", 24 },
+	{ S("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"), 0, 0,
+	  "\\u2066\\u2067\\u2068\\u2069", 24 },
+	{ S("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c"), 0, 0,
+	  "\\u200e\\u200f\\u061c", 18 },
+	/* invisible: zero-width space, joiners, word joiner, BOM, SHY */
+	{ S("ro\xe2\x80\x8bot\xe2\x80\x8c\xe2\x80\x8d"), 0, 0,
+	  "ro\\u200bot\\u200c\\u200d", 22 },
+	{ S("\xe2\x81\xa0\xef\xbb\xbf" "a\xc2\xad"), 0, 0,
+	  "\\u2060\\ufeffa\\u00ad", 19 },
+	/* in a log body too; the neighbours pass (U+2065, U+2010, U+00AC) */
+	{ S("l\xe2\x80\xae\n\xe2\x81\xa5\xe2\x80\x90\xc2\xac"),
+	  NETOOPS_ESC_LOG, 0,
+	  "l\\u202e\n\xe2\x81\xa5\xe2\x80\x90\xc2\xac", 11 },
+	/* a cut never splits one */
+	{ S("ab\xe2\x80\xae"), 0, 7, "ab", 2 },
+	{ S("ab\xe2\x80\xae"), 0, 8, "ab\\u202e", 8 },
+	/* cut short, it is invalid: bytes */
+	{ S("\xe2\x80"), 0, 0, "\\xe2\\x80", 8 },
 };
 
 static void test_table(void **state)
@@ -117,7 +141,7 @@ static void test_args(void **state)
 static void test_cuts(void **state)
 {
 	static const char in[] = "h\x1b]52;c;QQ==\x07\xc3\xa9\r\xc2\x9b\xff"
-				 "\0z\x7f";
+				 "\0z\xe2\x80\xae\x7f";
 	char *whole, *cut;
 	size_t wcols, cols, max;
 
@@ -138,7 +162,7 @@ static void test_cuts(void **state)
 			if (!strncmp(p, "\\xc2\\x9", 7))
 				next = 8;	/* a C1 code goes whole */
 			else if (*p == '\\')
-				next = p[1] == 'x' ? 4 : 2;
+				next = p[1] == 'x' ? 4 : p[1] == 'u' ? 6 : 2;
 			else
 				next = 1;
 			assert_true(cols + next > max);
@@ -148,6 +172,22 @@ static void test_cuts(void **state)
 		free(cut);
 	}
 	free(whole);
+}
+
+/* Written from the list in the task, not from the library's. */
+static bool hidden_cp(uint32_t cp)
+{
+	static const uint32_t list[] = {
+		0x00ad, 0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f,
+		0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066,
+		0x2067, 0x2068, 0x2069, 0xfeff,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		if (cp == list[i])
+			return true;
+	return false;
 }
 
 /* An independent check of the output: what a terminal must never get. */
@@ -193,6 +233,9 @@ static bool terminal_safe(const uint8_t *s, size_t len, unsigned int flags)
 		    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
 		    (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
 			return false;
+		/* nothing that reorders or hides text */
+		if (hidden_cp(cp))
+			return false;
 		i += n;
 	}
 	return true;
@@ -218,6 +261,16 @@ static void test_random(void **state)
 			in[i] = r % 4 ? (uint8_t)(r >> 8) :
 				(uint8_t)"\x1b\r\n\t\0\x7f\xc2\x9b\xe2\x82"
 					 "\xac\xc3\xa9\x80"[(r >> 8) % 14];
+			/* and whole hidden characters (RLO, ZWSP, BOM) */
+			if (r % 16 == 1 && i + 3 <= len) {
+				static const char *const h[] = {
+					"\xe2\x80\xae", "\xe2\x80\x8b",
+					"\xef\xbb\xbf",
+				};
+
+				memcpy(in + i, h[(r >> 16) % 3], 3);
+				i += 2;
+			}
 		}
 		assert_int_equal(netoops_escape(in, len, flags,
 						round % 3 ? 0 : round % 40,
@@ -228,6 +281,78 @@ static void test_random(void **state)
 	}
 }
 
+/*
+ * netoops_utf8_clean(): '?' for each byte that is not valid UTF-8, the
+ * same bytes where netoops_escape() shows \xHH; valid text unchanged.
+ */
+static void test_clean(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+	} c[] = {
+		{ S("plain"), "plain" },
+		{ S("h\xffst-\xc3\xa9"), "h?st-\xc3\xa9" },
+		{ S("\xe2\x80\xae ok"), "\xe2\x80\xae ok" },
+		{ S("\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80"), "?????????" },
+		{ S("x\xe2\x82"), "x??" },
+		{ S("\xe2\xc3\xa9"), "?\xc3\xa9" },
+	};
+	size_t i, len;
+	char *out;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		assert_int_equal(netoops_utf8_clean(c[i].in, c[i].len, &out,
+						    &len), 0);
+		assert_int_equal(len, c[i].len);
+		if (strcmp(out, c[i].want))
+			fail_msg("clean %zu: \"%s\"", i, out);
+		free(out);
+	}
+	/* a NUL inside stays: the length is the input's */
+	assert_int_equal(netoops_utf8_clean("a\0\xff", 3, &out, &len), 0);
+	assert_memory_equal(out, "a\0?", 4);
+	free(out);
+	assert_int_equal(netoops_utf8_clean(NULL, 1, &out, NULL), -EINVAL);
+}
+
+/*
+ * netoops_json_hidden(): C1 and hidden characters as JSON \uXXXX escapes,
+ * everything else (other non-ASCII, jansson's own escapes) as it was.
+ */
+static void test_json_hidden(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} c[] = {
+		{ "{\"host\":\"adm\xe2\x80\xaenimda\"}",
+		  "{\"host\":\"adm\\u202enimda\"}" },
+		{ "[\"\xe2\x80\x8b\xe2\x81\xa0\xef\xbb\xbf\xc2\xad\xd8\x9c\"]",
+		  "[\"\\u200b\\u2060\\ufeff\\u00ad\\u061c\"]" },
+		{ "[\"\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8e\xe2\x80\x8f\"]",
+		  "[\"\\u2066x\\u2069\\u200e\\u200f\"]" },
+		/* C1 (CSI) as well; jansson escaped the C0 byte already */
+		{ "[\"\xc2\x9b" "31m\\u001b\"]", "[\"\\u009b31m\\u001b\"]" },
+		{ "[\"\xc3\xa9\xe2\x82\xac \xc2\xa0\"]",
+		  "[\"\xc3\xa9\xe2\x82\xac \xc2\xa0\"]" },
+		{ "[\"\xff\"]", "[\"?\"]" },
+	};
+	size_t i;
+	char *out;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		assert_int_equal(netoops_json_hidden(c[i].in, &out), 0);
+		if (strcmp(out, c[i].want))
+			fail_msg("json %zu: \"%s\", want \"%s\"", i, out,
+				 c[i].want);
+		free(out);
+	}
+	assert_int_equal(netoops_json_hidden(NULL, &out), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_json_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
