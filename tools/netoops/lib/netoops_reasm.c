@@ -60,7 +60,9 @@ struct rdump {
 	uint8_t		*got;		/* bit per index */
 	uint8_t		*have;		/* bit per payload byte */
 	uint8_t		*payload;
-	struct netoops_meta *meta;	/* from the first metadata packet */
+	struct netoops_dump *out;	/* handed out by hand_out(); its
+					 * meta from the first metadata
+					 * packet, set before the rest */
 	bool		fec;		/* keep data datagrams for rebuilding */
 	uint32_t	rebuilt;
 	uint8_t		**raw;		/* whole data datagram per index */
@@ -261,9 +263,9 @@ static void free_buffers(struct rdump *d, bool all)
 	free(d->got);
 	free(d->have);
 	free(d->payload);
-	free(d->meta);
+	free(d->out);
 	d->got = d->have = d->payload = NULL;
-	d->meta = NULL;
+	d->out = NULL;
 	if (!all)
 		return;
 	free(d->crcs);
@@ -710,13 +712,13 @@ static bool any_in_range(const uint8_t *map, size_t off, size_t len)
 /* An open dump as a struct netoops_dump; its payload moves there. */
 static struct netoops_dump *hand_out(struct rdump *d)
 {
-	struct netoops_dump *out = malloc(sizeof(*out));
+	struct netoops_dump *out = d->out ? d->out : malloc(sizeof(*out));
 	size_t i, n = 0, start, total = d->payload_total;
 
 	if (!out)
 		return NULL;
-	/* cleared around the 11 KiB metadata, which is copied or cleared
-	 * below: not cleared and then copied over
+	/* cleared around the 11 KiB metadata, which put_data() wrote into
+	 * d->out or is cleared below
 	 */
 	memset(out, 0, offsetof(struct netoops_dump, meta));
 	memset((uint8_t *)out + offsetof(struct netoops_dump, payload), 0,
@@ -730,7 +732,8 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	if (n) {
 		out->gaps = calloc(n, sizeof(*out->gaps));
 		if (!out->gaps) {
-			free(out);
+			if (out != d->out)
+				free(out);
 			return NULL;
 		}
 	}
@@ -751,9 +754,9 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	memcpy(out->boot_id, d->boot_id, 16);
 	out->dump_id = d->dump_id;
 	out->complete = d->received == d->pkt_count;
-	if (d->meta) {
+	if (d->out) {
 		out->has_meta = true;
-		out->meta = *d->meta;
+		d->out = NULL;
 	} else {
 		memset(&out->meta, 0, sizeof(out->meta));
 	}
@@ -1036,12 +1039,13 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 					      NETOOPS_ERR_CONFLICT, -EEXIST);
 		}
 	}
-	if (pkt->has_meta && !d->meta) {
-		d->meta = malloc(sizeof(*d->meta));
-		if (!d->meta)
+	if (pkt->has_meta && !d->out) {
+		/* the metadata goes straight into the struct handed out */
+		d->out = malloc(sizeof(*d->out));
+		if (!d->out)
 			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
 				      -ENOMEM);
-		*d->meta = pkt->meta;
+		d->out->meta = pkt->meta;
 	}
 	if (r->rebuild && (pkt->flags & NETOOPS_F_FEC))
 		d->fec = true;
@@ -1443,7 +1447,7 @@ static uint64_t *junk(struct netoops_reasm *r, const struct rdump *d)
 	if (!d->received)
 		return &r->st.scant;
 	if (d->auth == UNAUTH &&
-	    (!d->meta || (uint64_t)d->received * 100 < pct * d->pkt_count))
+	    (!d->out || (uint64_t)d->received * 100 < pct * d->pkt_count))
 		return &r->st.scant;
 	return NULL;
 }
