@@ -61,9 +61,7 @@ struct rdump {
 	uint8_t		*have;		/* bit per payload byte */
 	uint32_t	covered;	/* bits set in have */
 	uint8_t		*payload;
-	struct netoops_dump *out;	/* handed out by hand_out(); its
-					 * meta from the first metadata
-					 * packet, set before the rest */
+	struct netoops_meta *meta;	/* from the first metadata packet */
 	bool		fec;		/* keep data datagrams for rebuilding */
 	uint32_t	rebuilt;
 	uint8_t		**raw;		/* whole data datagram per index */
@@ -264,9 +262,9 @@ static void free_buffers(struct rdump *d, bool all)
 	free(d->got);
 	free(d->have);
 	free(d->payload);
-	free(d->out);
+	free(d->meta);
 	d->got = d->have = d->payload = NULL;
-	d->out = NULL;
+	d->meta = NULL;
 	if (!all)
 		return;
 	free(d->crcs);
@@ -713,13 +711,13 @@ static bool any_in_range(const uint8_t *map, size_t off, size_t len)
 /* An open dump as a struct netoops_dump; its payload moves there. */
 static struct netoops_dump *hand_out(struct rdump *d)
 {
-	struct netoops_dump *out = d->out ? d->out : malloc(sizeof(*out));
+	struct netoops_dump *out = malloc(sizeof(*out));
 	size_t i, n = 0, start, total = d->payload_total;
 
 	if (!out)
 		return NULL;
-	/* cleared around the 11 KiB metadata, which put_data() wrote into
-	 * d->out or is cleared below
+	/* cleared around the 11 KiB metadata, which is copied or cleared
+	 * below: not cleared and then copied over
 	 */
 	memset(out, 0, offsetof(struct netoops_dump, meta));
 	memset((uint8_t *)out + offsetof(struct netoops_dump, payload), 0,
@@ -737,8 +735,7 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	if (n) {
 		out->gaps = calloc(n, sizeof(*out->gaps));
 		if (!out->gaps) {
-			if (out != d->out)
-				free(out);
+			free(out);
 			return NULL;
 		}
 	}
@@ -759,9 +756,9 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	memcpy(out->boot_id, d->boot_id, 16);
 	out->dump_id = d->dump_id;
 	out->complete = d->received == d->pkt_count;
-	if (d->out) {
+	if (d->meta) {
 		out->has_meta = true;
-		d->out = NULL;
+		out->meta = *d->meta;
 	} else {
 		memset(&out->meta, 0, sizeof(out->meta));
 	}
@@ -1047,13 +1044,12 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 			if (bit(d->have, pkt->payload_off + i))
 				fresh--;
 	}
-	if (pkt->has_meta && !d->out) {
-		/* the metadata goes straight into the struct handed out */
-		d->out = malloc(sizeof(*d->out));
-		if (!d->out)
+	if (pkt->has_meta && !d->meta) {
+		d->meta = malloc(sizeof(*d->meta));
+		if (!d->meta)
 			return refuse(r, ret_reason, NETOOPS_ERR_NOMEM,
 				      -ENOMEM);
-		d->out->meta = pkt->meta;
+		*d->meta = pkt->meta;
 	}
 	if (r->rebuild && (pkt->flags & NETOOPS_F_FEC))
 		d->fec = true;
@@ -1456,7 +1452,7 @@ static uint64_t *junk(struct netoops_reasm *r, const struct rdump *d)
 	if (!d->received)
 		return &r->st.scant;
 	if (d->auth == UNAUTH &&
-	    (!d->out || (uint64_t)d->received * 100 < pct * d->pkt_count))
+	    (!d->meta || (uint64_t)d->received * 100 < pct * d->pkt_count))
 		return &r->st.scant;
 	return NULL;
 }
