@@ -59,6 +59,7 @@ struct rdump {
 	uint8_t		*copies;	/* copies received of each index */
 	uint8_t		*got;		/* bit per index */
 	uint8_t		*have;		/* bit per payload byte */
+	uint32_t	covered;	/* bits set in have */
 	uint8_t		*payload;
 	struct netoops_meta *meta;	/* from the first metadata packet */
 	bool		fec;		/* keep data datagrams for rebuilding */
@@ -721,7 +722,11 @@ static struct netoops_dump *hand_out(struct rdump *d)
 	memset(out, 0, offsetof(struct netoops_dump, meta));
 	memset((uint8_t *)out + offsetof(struct netoops_dump, payload), 0,
 	       sizeof(*out) - offsetof(struct netoops_dump, payload));
-	/* count the gaps first to allocate exactly */
+	/* count the gaps first to allocate exactly; none if every byte
+	 * was received
+	 */
+	if (d->covered == total)
+		total = 0;
 	for (i = find_bit(d->have, 0, total, false); i < total;
 	     i = find_bit(d->have, i, total, false)) {
 		n++;
@@ -1014,7 +1019,7 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 		    const struct netoops_packet *pkt, uint64_t now_ms,
 		    enum netoops_err *ret_reason)
 {
-	size_t i;
+	size_t i, fresh = pkt->chunk_len;
 
 	if (bit(d->got, pkt->pkt_index)) {
 		if (d->crcs[pkt->pkt_index] != pkt->checksum)
@@ -1035,6 +1040,9 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 				return refuse(r, ret_reason,
 					      NETOOPS_ERR_CONFLICT, -EEXIST);
 		}
+		for (i = 0; i < pkt->chunk_len; i++)
+			if (bit(d->have, pkt->payload_off + i))
+				fresh--;
 	}
 	if (pkt->has_meta && !d->meta) {
 		d->meta = malloc(sizeof(*d->meta));
@@ -1051,6 +1059,7 @@ static int put_data(struct netoops_reasm *r, struct rdump *d,
 		memcpy(d->payload + pkt->payload_off, pkt->chunk,
 		       pkt->chunk_len);
 	set_range(d->have, pkt->payload_off, pkt->chunk_len);
+	d->covered += (uint32_t)fresh;
 	set_bit(d->got, pkt->pkt_index);
 	d->crcs[pkt->pkt_index] = pkt->checksum;
 	count_copy(d, pkt->pkt_index);
