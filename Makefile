@@ -16,6 +16,12 @@
 #   make series     the project as a patch series against pristine
 #                   linux-source-6.12 in out/series/, each patch through
 #                   checkpatch.pl --strict (scripts/make-series.sh)
+#   make series-check the series applied patch by patch with git am to a
+#                   worktree of pristine linux-source-6.12 (cached in
+#                   /var/cache/netoops/series-check), the tree built with
+#                   the debug configuration after each patch; a result
+#                   line per patch, non-zero exit on any failure
+#                   (scripts/series-build-each.sh)
 #   make check-flakes boot-patching, kselftests and crash tests FLAKE_ROUNDS
 #                   times (10) on each Debian kernel, each round's evidence
 #                   kept in out/flakes/<kernel>/round-<i>; a pass-rate table
@@ -38,7 +44,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1))
 
-.PHONY: all modules tools check check-tools check-guest check-debug check-flakes check-deb deb demo deps series clean
+.PHONY: all modules tools check check-tools check-guest check-debug check-flakes check-deb deb demo deps series series-check clean
 
 all: modules
 
@@ -74,6 +80,9 @@ deb:
 
 series:
 	scripts/make-series.sh
+
+series-check:
+	scripts/series-build-each.sh
 
 check-deb:
 	tests/packaging/run.sh

@@ -5,13 +5,12 @@
 # pristine linux-source-6.12, written to out/series/.
 #
 # patches/series gives the order: a file name is a patch to upstream files
-# in patches/, applied with git am; an @step is a commit made here from the
-# project's own files:
-#   @kernel     include/, drivers/net/, fs/pstore/ through
-#               scripts/overlay-into-tree.sh
-#   @selftests  tools/testing/selftests/netoops/, added to the kselftest
-#               TARGETS
-#   @docs       the Documentation/ files
+# in patches/, applied with git am; an @NAME is a commit made here from the
+# project's own files, as patches/steps/NAME/ describes it:
+#   message    the commit message (subject, blank line, body)
+#   files      the project's files and directories it adds, one a line
+#   tree.diff  its changes to the tree's own files (Kconfig, Makefile,
+#              MAINTAINERS, indexes), applied with git apply
 # Commits carry the dates of the project's last commit, so the same
 # sources give the same patches.  Each patch goes through the tree's
 # scripts/checkpatch.pl --strict: out/series/checkpatch.log has the
@@ -58,50 +57,45 @@ g am --abort >/dev/null 2>&1 || true
 g checkout -q -f -B series pristine
 g clean -q -f -d -x
 
-# commit_step SUBJECT BODY: commit everything, as the project.
-commit_step()
-{
-	g add -A -f
-	printf '%s\n\n%s\n' "$1" "$2" | g commit -q --author="$author" -s -F -
-}
-
 # copy_tracked PATH...: the project's git-tracked files under PATH into the
 # tree.
 copy_tracked()
 {
+	local listed
+
+	listed=$(git -C "$root" ls-files -- "$@")
+	[ -n "$listed" ] || die "no tracked files under: $*"
 	git -C "$root" ls-files -z -- "$@" |
 		(cd "$root" && xargs -0 tar cf -) | tar -C "$tree" -xf -
+}
+
+# step NAME: the commit patches/steps/NAME/ describes.
+step()
+{
+	local d=$root/patches/steps/$1 f
+	local -a paths=()
+
+	[ -f "$d/message" ] && [ -f "$d/files" ] ||
+		die "patches/series names @$1: no patches/steps/$1/message and files"
+	while read -r f; do
+		case $f in ''|'#'*) continue ;; esac
+		paths+=("$f")
+	done < "$d/files"
+	copy_tracked "${paths[@]}"
+	if [ -f "$d/tree.diff" ]; then
+		g apply --whitespace=error-all "$d/tree.diff" ||
+			die "patches/steps/$1/tree.diff does not apply"
+	fi
+	g add -A -f
+	g commit -q --author="$author" -s -F "$d/message"
 }
 
 while read -r p; do
 	case $p in
 	''|'#'*)
 		;;
-	@kernel)
-		"$root/scripts/overlay-into-tree.sh" "$tree" >/dev/null
-		commit_step "netoops: netpoll_targets, netconsole on it, and the netoops pstore backend" \
-"The project's kernel files as they build out of tree, dropped into the
-tree with their Kconfig and Makefile fragments."
-		;;
-	@selftests)
-		copy_tracked tools/testing/selftests/netoops
-		sed -i 's|^TARGETS += net$|&\nTARGETS += netoops|' \
-			"$tree/tools/testing/selftests/Makefile"
-		grep -qx 'TARGETS += netoops' "$tree/tools/testing/selftests/Makefile" ||
-			die "no 'TARGETS += net' line in tools/testing/selftests/Makefile"
-		commit_step "selftests: netoops: netconsole, netpoll_targets and netoops tests" \
-"kselftests for the configfs targets, netconsole's user ABI and the
-netoops backend (dumps, pstore, authentication, soft dumps), each
-sending to a UDP sink on a veth pair in a network namespace."
-		;;
-	@docs)
-		copy_tracked Documentation
-		commit_step "Documentation: netoops, its wire format, and netpoll_targets" \
-"The admin guide of the netoops backend and of its collector, the
-netoops wire format, and the netpoll_targets library."
-		;;
 	@*)
-		die "patches/series: unknown step $p"
+		step "${p#@}"
 		;;
 	*)
 		[ -f "$root/patches/$p" ] || die "patches/series names $p, which is missing"

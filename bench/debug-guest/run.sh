@@ -69,7 +69,7 @@ while [ $i -lt "$CYCLES" ]; do
 done
 echo "BENCH configfs $s $(now)"
 s=$(now)
-/ksft/run_ktap "$KSFT" > /tmp/ksft.log 2>&1
+bash /ksft/run_ktap "$KSFT" > /tmp/ksft.log 2>&1
 rc=$?
 echo "BENCH ksft $s $(now)"
 [ $rc = 0 ] || { echo "BENCH-FAIL ksft $KSFT rc=$rc"; sed 's/^/# /' /tmp/ksft.log | tail -n 20; }

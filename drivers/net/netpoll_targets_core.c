@@ -46,14 +46,12 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netpoll_targets.h>
-#include <linux/netoops_compat.h>
+#include <linux/netpoll_xmit.h>
 #include <linux/panic.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#ifdef NETPOLL_TARGETS_HAVE_XMIT
-#include <linux/netpoll_xmit.h>
-#endif
 
 /* How long a crash-path sender tries the set's lock: 1000 x 1 us. */
 #define NPT_CRASH_LOCK_TRIES	1000
@@ -132,6 +130,14 @@ static void npt_wait_unpinned(struct netpoll_target *nt)
 	wait_event(nts->unpinned, !READ_ONCE(nt->pinned));
 }
 
+/* Detach @np from its device, if it has one.  Called with RTNL held. */
+static void npt_netpoll_cleanup(struct netpoll *np)
+{
+	ASSERT_RTNL();
+	if (np->dev)
+		do_netpoll_cleanup(np);
+}
+
 /*
  * Enable a DISABLED or DEACTIVATED target.  Called with nts->mutex held;
  * takes RTNL (inside netpoll_setup()).
@@ -205,7 +211,7 @@ static void npt_disable(struct netpoll_target *nt)
 	 * under the lock.  A pinned sender may; it finishes in bounded time.
 	 */
 	npt_wait_unpinned(nt);
-	netoops_netpoll_cleanup_locked(&nt->np);
+	npt_netpoll_cleanup(&nt->np);
 	npt_set_state(nt, NETPOLL_TARGET_DISABLED);
 	rtnl_unlock();
 
@@ -803,7 +809,7 @@ again:
 		return;
 
 	npt_wait_unpinned(found);
-	netoops_netpoll_cleanup_locked(&found->np);
+	npt_netpoll_cleanup(&found->np);
 	npt_set_state(found, to);
 	pr_info("%s/%s: %s %s\n", nts->name, netpoll_target_name(found),
 		to == NETPOLL_TARGET_DEACTIVATED ? "deactivated, device gone:" :
@@ -968,13 +974,12 @@ EXPORT_SYMBOL_GPL(netpoll_targets_walk_enabled_pinned);
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len)
 {
-	int __maybe_unused err;
+	int err;
 
 	if (nt->state != NETPOLL_TARGET_ENABLED || !nt->np.dev)
 		return -ENETDOWN;
 	if (len <= 0)
 		return -EINVAL;
-#ifdef NETPOLL_TARGETS_HAVE_XMIT
 	if (oops_in_progress)
 		return netpoll_xmit_udp(&nt->np, payload, len,
 					NPT_XMIT_CRASH_TIMEOUT_US, true);
@@ -987,10 +992,6 @@ int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 	else if (!err)
 		nt->xmit_stalls = 0;
 	return err;
-#else
-	netpoll_send_udp(&nt->np, payload, len);
-	return 0;
-#endif
 }
 EXPORT_SYMBOL_GPL(netpoll_target_send);
 

@@ -26,12 +26,10 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/panic.h>
+#include <linux/processor.h>
 #include <linux/timekeeping.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
-#ifdef CONFIG_X86
-#include <asm/processor.h>
-#endif
 
 #include "netoops_enc.h"
 #include "netoops_internal.h"

@@ -97,8 +97,8 @@ if [ -f "$tree/.config.dynamic" ]; then
 fi
 
 # 3. Configuration: tinyconfig + the fragments, only when they changed.
-ckey=$(cat "${frags[@]}" "$tree/drivers/net/Kconfig.netoops" \
-	"$tree/fs/pstore/Kconfig.netoops" | sha1sum | cut -c1-16)
+ckey=$(cat "${frags[@]}" "$tree/drivers/net/Kconfig" \
+	"$tree/fs/pstore/Kconfig" | sha1sum | cut -c1-16)
 if [ ! -f "$tree/.config" ] || [ "$(cat "$cache/config.key" 2>/dev/null)" != "$ckey" ]; then
 	log "configuring (tinyconfig + ${frags[*]##*/})"
 	rm -f "$cache/config.key"

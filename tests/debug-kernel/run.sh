@@ -153,7 +153,7 @@ for t in $KSFT_TESTS; do
 	g_load_project >/dev/null 2>&1 || echo "# project modules failed to load before $t"
 	echo "dk: begin $t" > /dev/kmsg
 	echo "@@DK-BEGIN $t@@"
-	/tmp/ksft/run_ktap "$t"
+	bash /tmp/ksft/run_ktap "$t"
 	dk_reap "$t"
 	echo "@@DK-END $t@@"
 	echo "dk: end $t" > /dev/kmsg

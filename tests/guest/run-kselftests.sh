@@ -34,7 +34,7 @@ if [ "$MODS" = project ]; then
 	g_load_project || echo "# project modules failed to load: dependent tests will skip"
 fi
 lsmod | sed 's/^/# lsmod: /'
-/ksft/run_ktap ${KSFT_TESTS:-}
+bash /ksft/run_ktap ${KSFT_TESTS:-}
 GUEST
 
 GH_ENV_KSFT_TESTS=${GH_KSFT_TESTS:-} GH_ENV_MODS=$mods GH_ENV_HOSTNAME=ksft gh_boot "$ver" "$name" "$test" 2400 || rc=$?

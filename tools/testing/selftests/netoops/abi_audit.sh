@@ -44,7 +44,9 @@ nl_configfs
 [ -d "$NL_CFS/netoops" ] || nl_skip "$NL_CFS/netoops missing: netoops without configfs"
 
 P=/sys/module/netoops/parameters
-SPLATS='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t|list_(add|del) corruption|unregister_netdevice: waiting|INFO: task .* blocked'
+SPLATS='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|refcount_t'
+SPLATS+='|list_(add|del) corruption|unregister_netdevice: waiting'
+SPLATS+='|INFO: task .* blocked'
 sub=0
 fails=0
 nbad=0		# failed checks in the current subtest
@@ -161,7 +163,8 @@ write_refused()
 	[ "$got" = "$e" ] ||
 		bad "${f#"$NL_CFS"/} <- $(show "$v"): expected $*, got $got"
 	[ "$before" = "$after" ] ||
-		bad "${f#"$NL_CFS"/} <- $(show "$v"): $got but value changed $(show "$before") -> $(show "$after")"
+		bad "${f#"$NL_CFS"/} <- $(show "$v"): $got but value changed $(show "$before") ->" \
+			"$(show "$after")"
 }
 
 # ---------------------------------------------------------------------------
@@ -271,7 +274,8 @@ audit_target()
 	if [ "$en" = 1 ]; then
 		nchecks=$((nchecks + 1))
 		[ "$(cat "$dir/state")" = enabled ] ||
-			bad "$s/$t: state $(cat "$dir/state") after the bad writes, expected enabled"
+			bad "$s/$t: state $(cat "$dir/state") after the bad writes, expected" \
+				"enabled"
 	fi
 }
 
@@ -289,8 +293,10 @@ audit_userdata()
 		write_refused "$f" "$L5000" EMSGSIZE
 		nchecks=$((nchecks + 1))
 		mkdir "$dir/userdata/$L300" 2>/dev/null &&
-			{ rmdir "$dir/userdata/$L300"; bad "netconsole: userdata key of 300 bytes accepted"; }
-		nl_log "netconsole userdata value: free text up to 200 bytes by design (not in the table)"
+			{ rmdir "$dir/userdata/$L300"; bad "netconsole: userdata key of 300 bytes" \
+				"accepted"; }
+		nl_log "netconsole userdata value: free text up to 200 bytes by design (not in" \
+			"the table)"
 	else
 		f=$dir/userfields/site/value
 		write_refused "$f" "$L256" EINVAL
@@ -301,7 +307,8 @@ audit_userdata()
 			bad "netoops: userfields value with a NUL accepted: $(show "$(cat "$f")")"
 		fi
 		[ "$(cat "$f")" = "dc-$NL_TAG" ] ||
-			bad "netoops: userfields value changed by a refused write: $(show "$(cat "$f")")"
+			bad "netoops: userfields value changed by a refused write:" \
+				"$(show "$(cat "$f")")"
 		# keys: [A-Za-z0-9_.-]{1,63}
 		for k in "a b" "a=b" 'a:b' $'a\tb' "$(printf 'k%.0s' $(seq 64))" \
 			 "é"; do
@@ -335,7 +342,8 @@ audit_userdata()
 		for k in 1 2 3 4; do
 			[ -d "$dir/userfields/b$k" ] && rmdir "$dir/userfields/b$k"
 		done
-		nl_log "netoops userfields value: free text up to 255 bytes without NUL by design (not in the table)"
+		nl_log "netoops userfields value: free text up to 255 bytes without NUL by design" \
+			"(not in the table)"
 	fi
 }
 
@@ -426,7 +434,8 @@ for v in "" 2 maybe -1; do
 	param_refused oneshot "$v"
 	write_refused /sys/module/netconsole/parameters/oops_only "$v" EINVAL
 done
-nl_log "oneshot, oops_only: bool parameters parsed by kstrtobool (\"1x\" reads as 1): the kernel's convention for bool parameters"
+nl_log "oneshot, oops_only: bool parameters parsed by kstrtobool (\"1x\" reads as 1): the" \
+	"kernel's convention for bool parameters"
 # Documented ranges (Documentation/admin-guide/netoops.rst): repeat 1-16,
 # pace_us 0-10000, xmit_timeout_us 1-10000000, dump_timeout_ms 1-600000;
 # everything must parse as an unsigned int.
@@ -475,7 +484,8 @@ for v in "" maybe 2 -1; do
 done
 nchecks=$((nchecks + 1))
 [ "$(sed -n 's/^dumps //p' "$P/stats")" = "$d0" ] ||
-	bad "a refused dump write sent a dump (stats dumps $d0 -> $(sed -n 's/^dumps //p' "$P/stats"))"
+	bad "a refused dump write sent a dump (stats dumps $d0 ->" \
+		"$(sed -n 's/^dumps //p' "$P/stats"))"
 # read-only parameters refuse writes
 for p in records record_size max_reason pkt_size targets stats; do
 	[ -e "$P/$p" ] || continue

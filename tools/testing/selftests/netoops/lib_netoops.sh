@@ -41,7 +41,14 @@ set -euo pipefail
 # ending with exit 1 and no word.
 set -E
 # (Only under set -e: cleanups run with set +e and expect failures.)
-trap '[[ $- != *e* ]] || echo "# line $LINENO of ${BASH_SOURCE[0]##*/}: \"$BASH_COMMAND\" failed (exit $?)"' ERR
+nl__on_err()
+{
+	local rc=$1 line=$2 cmd=$3
+
+	[[ $- != *e* ]] ||
+		echo "# line $line of ${BASH_SOURCE[1]##*/}: \"$cmd\" failed (exit $rc)"
+}
+trap 'nl__on_err $? $LINENO "$BASH_COMMAND"' ERR
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -133,7 +140,7 @@ nl_configfs()
 	[ -d "$NL_CFS" ] || nl_skip "$NL_CFS missing: kernel without CONFIG_CONFIGFS_FS"
 	if ! grep -q " $NL_CFS configfs " /proc/mounts; then
 		modprobe configfs 2>/dev/null || true
-		mount -t configfs configfs "$NL_CFS" ||
+		mount -t configfs none "$NL_CFS" ||
 			nl_skip "cannot mount configfs on $NL_CFS"
 	fi
 }
@@ -230,7 +237,8 @@ nl_setup_veth()
 		# A previous test's namespace hands its NIC back to the initial
 		# namespace asynchronously (cleanup_net): wait for both.
 		nl_wait_for 30 nl__both_macs "$m1" "$m2" ||
-			nl_fail "wired NICs $NL_WIRE_MACS not found: $(ip -br link | tr '\n' ';') netns: $(ip netns list | tr '\n' ' ')"
+			nl_fail "wired NICs $NL_WIRE_MACS not found: $(ip -br link | tr '\n' ';')" \
+				"netns: $(ip netns list | tr '\n' ' ')"
 		NL_DEV=$(nl__dev_by_mac "$m1")
 		NL_PEER=$(nl__dev_by_mac "$m2")
 		NL_WIRED=1
@@ -270,7 +278,8 @@ nl_setup_veth()
 nl_require_netpoll_dev()
 {
 	[ "${NL_WIRED:-0}" = 1 ] ||
-		nl_skip "no netpoll-capable NIC pair (veth refuses netpoll): run in the guest harness (tests/guest/run-kselftests.sh)"
+		nl_skip "no netpoll-capable NIC pair (veth refuses netpoll): run in the guest" \
+			"harness (tests/guest/run-kselftests.sh)"
 }
 
 nl__both_macs()
@@ -580,11 +589,15 @@ nl_kmsg()
 # (from `dmesg | wc -l` taken earlier) holds a warning, BUG or oops.
 nl_dmesg_clean()
 {
-	local bad
+	local bad splats
 
-	bad=$(dmesg | tail -n +"$(( $1 + 1 ))" |
-	      grep -E 'WARNING:|BUG:|Oops|general protection|unregister_netdevice: waiting|INFO: task .* blocked' || true)
-	[ -z "$bad" ] || { dmesg | tail -n 60 > "$NL_TMP/dmesg"; nl_fail "kernel complained: $bad"; }
+	splats='WARNING:|BUG:|Oops|general protection|INFO: task .* blocked'
+	splats+='|unregister_netdevice: waiting'
+	bad=$(dmesg | tail -n +"$(( $1 + 1 ))" | grep -E "$splats" || true)
+	if [ -n "$bad" ]; then
+		dmesg | tail -n 60 > "$NL_TMP/dmesg"
+		nl_fail "kernel complained: $bad"
+	fi
 }
 
 # nl_ncfrag_rebuild DIR PREFIX SEQ TOTAL OUT: from the datagrams in DIR (one
@@ -601,7 +614,8 @@ nl_ncfrag_rebuild()
 	for off in $(grep -l "^$pre[0-9]*,$seq,[0-9]*,[^;]*,ncfrag=" "$dir"/*.bin |
 		     xargs -r grep -ho ',ncfrag=[0-9]*/' | tr -dc '0-9\n' | sort -n); do
 		[ "$off" = "$cur" ] || return 1
-		g=$(grep -l "^$pre[0-9]*,$seq,[0-9]*,[^;]*,ncfrag=$off/$total;" "$dir"/*.bin | head -n 1)
+		g=$(grep -l "^$pre[0-9]*,$seq,[0-9]*,[^;]*,ncfrag=$off/$total;" "$dir"/*.bin |
+		    head -n 1)
 		[ "$(stat -c %s "$g")" -le 1000 ] ||
 			nl_fail "datagram $g is $(stat -c %s "$g") bytes, more than 1000"
 		h=$(head -c 160 "$g" | sed -n '1s/;.*//p')

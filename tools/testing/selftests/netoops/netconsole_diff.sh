@@ -165,7 +165,8 @@ gen_cfs()
 {
 	local v a ctx setup
 
-	op "# section cfs" "list	." "mkdir	nd0" "list	nd0" "list	nd0/userdata"
+	op "# section cfs" "list	." "mkdir	nd0" "list	nd0"
+	op "list	nd0/userdata"
 	op "snap	nd0" "rmdir	nd0"
 	for v in "${BOOLS[@]}"; do
 		for a in extended release; do
@@ -366,7 +367,8 @@ dump_dgrams()
 		for (i = 1; i <= m; i++) {
 			if (o[i] ~ /^FRAG /) {
 				k = substr(o[i], 6)
-				o[i] = k ",ncfrag(" (ok[k] && want[k] == tot[k] ? "ok" : "BAD") ")/" tot[k] ";" fr[k]
+				st = ok[k] && want[k] == tot[k] ? "ok" : "BAD"
+				o[i] = k ",ncfrag(" st ")/" tot[k] ";" fr[k]
 			}
 			out = out " " o[i] " |"
 		}
@@ -513,7 +515,8 @@ run_params()
 		load "$m" netconsole="$p" 2>/dev/null || rc=$?
 		echo "param $i '$p': load rc=$rc"
 		[ "$rc" = 0 ] || continue
-		echo "param $i consoles:$(grep -o 'netcon[a-z_]*' /proc/consoles | sort | tr '\n' ' ' | sed 's/ $//')"
+		echo "param $i consoles:$(grep -o 'netcon[a-z_]*' /proc/consoles | sort |
+			tr '\n' ' ' | sed 's/ $//')"
 		kmsg "$MARK-param-$i"
 		ports=()
 		for t in cmdline0 cmdline1 cmdline2; do
@@ -635,13 +638,15 @@ compare()
 
 fail=0
 if [ "$(wc -l < "$REF")" != "$(wc -l < "$NL_TMP/project")" ]; then
-	nl_log "project transcript has $(wc -l < "$NL_TMP/project") lines, the reference $(wc -l < "$REF")"
+	nl_log "project transcript has $(wc -l < "$NL_TMP/project") lines, the reference" \
+		"$(wc -l < "$REF")"
 	# awk reads it all: "head" would leave diff to die of SIGPIPE
 	diff "$REF" "$NL_TMP/project" | awk 'NR <= 40 { print "# " $0 }'
 	fail=1
 else
 	compare "$REF" "$NL_TMP/project" project
-	nl_log "project vs stock 6.12 reference: $NDIFF undocumented differences, $NALLOWED allowed, over $(wc -l < "$REF") outcomes ($nops configfs operations)"
+	nl_log "project vs stock 6.12 reference: $NDIFF undocumented differences, $NALLOWED" \
+		"allowed, over $(wc -l < "$REF") outcomes ($nops configfs operations)"
 	[ "$NDIFF" = 0 ] || fail=1
 fi
 if [ "$CMP_STOCK" = 1 ]; then

@@ -74,7 +74,9 @@ seq=$(echo "$hdr" | cut -d, -f3)
 [[ "$hdr" =~ ,ncfrag=0/([0-9]+)$ ]] || nl_fail "first fragment header without ncfrag=0/N: '$hdr'"
 total=${BASH_REMATCH[1]}
 [ "$total" = "$explen" ] || nl_fail "ncfrag total $total, expected $explen"
-nl_wait_for 10 nl_ncfrag_rebuild "$rx" "$rel_bre," "$seq" "$total" "$NL_TMP/rebuilt" || nl_fail "fragments do not rebuild the message (seq $seq, total $total)"
+nl_wait_for 10 nl_ncfrag_rebuild "$rx" "$rel_bre," "$seq" "$total" "$NL_TMP/rebuilt" ||
+	nl_fail "fragments do not rebuild the message (seq $seq, total $total)"
 cmp -s "$NL_TMP/expected" "$NL_TMP/rebuilt" || nl_fail "reassembled text differs from the message"
-nl_log "fragmented message: $total bytes in $(grep -l ",[0-9]*,$seq,.*ncfrag=" "$rx"/*.bin | wc -l) datagrams, reassembled intact"
+nl_log "fragmented message: $total bytes in" \
+	"$(grep -l ",[0-9]*,$seq,.*ncfrag=" "$rx"/*.bin | wc -l) datagrams, reassembled intact"
 exit "$KSFT_PASS"

@@ -15,7 +15,9 @@ nl_require_root
 nl_require_cmd ip insmod rmmod
 KO=$(find "/lib/modules/$(uname -r)" -name 'netconsole_nodynamic.ko*' 2>/dev/null |
      head -n 1)
-[ -n "$KO" ] || nl_skip "no netconsole_nodynamic.ko for $(uname -r): only the debug kernel's build (tests/debug-kernel/build.sh) makes one"
+[ -n "$KO" ] ||
+	nl_skip "no netconsole_nodynamic.ko for $(uname -r): only the debug kernel's build" \
+		"(tests/debug-kernel/build.sh) makes one"
 nl_require_module netpoll_targets
 
 nd_cleanup()

@@ -55,7 +55,8 @@ expect_lines()
 	printf '%s\n' "$@" > "$NL_TMP/want"
 	tail -n +2 "$f" > "$NL_TMP/got"
 	cmp -s "$NL_TMP/want" "$NL_TMP/got" ||
-		nl_fail "userdata after '$text': got '$(cat "$NL_TMP/got")', want '$(cat "$NL_TMP/want")'"
+		nl_fail "userdata after '$text': got '$(cat "$NL_TMP/got")', want" \
+			"'$(cat "$NL_TMP/want")'"
 }
 
 nl_kmsg "ud-1 $NL_TAG"
@@ -87,10 +88,12 @@ got=$(nl_write_result "$UD/empty/value" "$v200")
 got=$(nl_write_result "$UD/empty/value" "${v200:0:199}")
 [ "$got" = E2BIG ] || nl_fail "200-byte write: expected E2BIG, got $got"
 [ "$(cat "$UD/empty/value")" = "${v200:0:199}" ] ||
-	nl_fail "200-byte write: value reads back $(wc -c < "$UD/empty/value") bytes, not the first 199"
+	nl_fail "200-byte write: value reads back $(wc -c < "$UD/empty/value") bytes, not the" \
+		"first 199"
 got=$(nl_write_result "$UD/empty/value" "${v200:0:198}")
 [ "$got" = ok ] || nl_fail "199-byte write: expected ok, got $got"
-[ "$(cat "$UD/empty/value")" = "${v200:0:198}" ] || nl_fail "199-byte write: value does not read back"
+[ "$(cat "$UD/empty/value")" = "${v200:0:198}" ] ||
+	nl_fail "199-byte write: value does not read back"
 for i in $(seq 2 16); do
 	mkdir "$UD/k$i" || nl_fail "key $i of 16 refused"
 done

@@ -225,7 +225,8 @@ grep -qF "auth-marker-$NL_TAG" "$NL_TMP/payload" || nl_fail "marker not in the p
 signed1=$(sed -n 's/^signed //p' "$P/stats")
 [ $((signed1 - signed0)) -ge $((ndata + npar)) ] ||
 	nl_fail "stats: signed went $signed0 -> $signed1 for $((ndata + npar)) datagrams"
-nl_log "dump $id: $ndata data + $npar parity datagrams, all signed with key 7 and verified (sha256sum); the refused key does not verify"
+nl_log "dump $id: $ndata data + $npar parity datagrams, all signed with key 7 and verified" \
+	"(sha256sum); the refused key does not verify"
 
 # No key, no FEC: nothing signed, no parity.
 nl_target_disable netoops "$t"

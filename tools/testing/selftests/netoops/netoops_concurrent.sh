@@ -80,12 +80,14 @@ dumper=$!
 churn=$!
 # a hang is churn that stops advancing, not a slow host
 nl_wait_progress 60 "test -e $NL_TMP/churn.done" "cat $NL_TMP/churn.at" ||
-	nl_fail "configuration churn stopped at cycle $(cat "$NL_TMP/churn.at" 2>/dev/null) of $CYCLES for 60 s (hang?)"
+	nl_fail "configuration churn stopped at cycle $(cat "$NL_TMP/churn.at" 2>/dev/null) of" \
+		"$CYCLES for 60 s (hang?)"
 nl_wait_for 60 test -e "$NL_TMP/dumper.done" || nl_fail "soft dumps did not stop"
 wait $dumper $churn 2>/dev/null || true
 dumper="" churn=""
 ndumps=$(( $(stat_of dumps) - d0 ))
-nl_log "$(cat "$NL_TMP/dumper.done") soft dumps ($ndumps sent) during $CYCLES enable/disable cycles, $(( $(date +%s) - t0 )) s"
+nl_log "$(cat "$NL_TMP/dumper.done") soft dumps ($ndumps sent) during $CYCLES enable/disable" \
+	"cycles, $(( $(date +%s) - t0 )) s"
 [ "$ndumps" -ge 2 ] || nl_fail "only $ndumps dumps were sent during the churn"
 [ "$(stat_of errors)" = "$e0" ] ||
 	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors)"
@@ -93,9 +95,12 @@ sent=$(( $(stat_of packets) - p0 ))
 arrived() { echo $(( $(received) + $(rcvbuf_errors) - rb0 )); }
 all_arrived() { test "$(arrived)" -ge "$sent"; }
 nl_wait_for 30 all_arrived ||
-	nl_fail "$sent datagrams sent, $(received) received, $(( $(rcvbuf_errors) - rb0 )) dropped by full sockets; peer: $(nl_ns_exec ip -s link show "$NL_PEER" | tr '\n' ' ')"
+	nl_fail "$sent datagrams sent, $(received) received," \
+		"$(( $(rcvbuf_errors) - rb0 )) dropped by full sockets; peer:" \
+		"$(nl_ns_exec ip -s link show "$NL_PEER" | tr '\n' ' ')"
 [ "$(arrived)" = "$sent" ] || nl_fail "$sent datagrams sent, $(arrived) arrived (duplicates?)"
-nl_log "$sent datagrams sent: $(received) received, $(( $(rcvbuf_errors) - rb0 )) dropped by the receiving socket (full)"
+nl_log "$sent datagrams sent: $(received) received, $(( $(rcvbuf_errors) - rb0 )) dropped by the" \
+	"receiving socket (full)"
 
 # A dump after the churn, checked in full.
 nl_listen_stop
@@ -103,7 +108,8 @@ nl_listen_start 6667 "$NL_TMP/final" dir
 echo 1 > $P/dump || nl_fail "final soft dump refused"
 nl_wait_for 20 nd_have_dumps "$NL_TMP/final" || nl_fail "final dump not received"
 id=$(nd_dumps "$NL_TMP/final" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/final" "$id" || nl_fail "final dump incomplete: $(nd_missing "$NL_TMP/final" "$id")"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/final" "$id" ||
+	nl_fail "final dump incomplete: $(nd_missing "$NL_TMP/final" "$id")"
 for f in $(nd_dump_files "$NL_TMP/final" "$id"); do
 	nd_check_pkt "$f"
 done

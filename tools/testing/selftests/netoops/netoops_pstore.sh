@@ -19,7 +19,8 @@ nl_require_module netoops
 	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
 [ -e "$CT" ] || nl_skip "$CT missing"
 [ "$(cat /sys/module/pstore/parameters/backend 2>/dev/null)" = netoops ] ||
-	nl_skip "pstore backend is '$(cat /sys/module/pstore/parameters/backend 2>/dev/null)', not netoops (boot with pstore.backend=netoops)"
+	nl_skip "pstore backend is '$(cat /sys/module/pstore/parameters/backend 2>/dev/null)'," \
+		"not netoops (boot with pstore.backend=netoops)"
 ps_mounted() { grep -q " $PS pstore " /proc/mounts; }
 trap 'nl_cleanup; [ "$mounted" = 1 ] && ps_mounted && umount $PS || true' EXIT
 mounted=0
@@ -36,7 +37,7 @@ nl_target_enable netoops "$t"
 
 [ -d $PS ] || nl_skip "$PS missing"
 if ! ps_mounted; then
-	mount -t pstore pstore $PS || nl_skip "cannot mount pstore"
+	mount -t pstore none $PS || nl_skip "cannot mount pstore"
 	mounted=1
 fi
 before=$(ls $PS | grep -c '^dmesg-netoops-' || true)
@@ -49,25 +50,28 @@ echo oops_kthread > $CT || nl_fail "crash trigger refused"
 # The network copy.
 nl_wait_for 20 nd_have_dumps "$NL_TMP/rx" || nl_fail "oops dump not received"
 id=$(nd_dumps "$NL_TMP/rx" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" || nl_fail "oops dump $id incomplete: $(nd_missing "$NL_TMP/rx" "$id")"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$id" ||
+	nl_fail "oops dump $id incomplete: $(nd_missing "$NL_TMP/rx" "$id")"
 for f in $(nd_dump_files "$NL_TMP/rx" "$id"); do
 	nd_check_pkt "$f"
 done
 [ "$(nd_reason "$NL_TMP/rx" "$id")" = 2 ] ||
 	nl_fail "reason $(nd_reason "$NL_TMP/rx" "$id"), expected 2 (oops)"
 [ "$(nd_regs_context "$NL_TMP/rx" "$id")" = 1 ] ||
-	nl_fail "registers not from the oopsing context (context $(nd_regs_context "$NL_TMP/rx" "$id"))"
+	nl_fail "registers not from the oopsing context (context" \
+		"$(nd_regs_context "$NL_TMP/rx" "$id"))"
 
 # The RAM copy, through pstore (re-read at mount time).
 umount $PS
-mount -t pstore pstore $PS || nl_fail "cannot remount pstore"
+mount -t pstore none $PS || nl_fail "cannot remount pstore"
 mounted=1
 rec=$(grep -l "$marker" $PS/dmesg-netoops-* 2>/dev/null | head -n 1 || true)
-[ -n "$rec" ] || nl_fail "no dmesg-netoops-* record with the marker in $PS ($(ls $PS | tr '\n' ' '))"
+[ -n "$rec" ] ||
+	nl_fail "no dmesg-netoops-* record with the marker in $PS ($(ls $PS | tr '\n' ' '))"
 grep -q 'ct_deref_null' "$rec" || nl_fail "$rec does not hold the oops backtrace"
 nl_log "$rec: $(stat -c %s "$rec") bytes ($before records before the oops)"
 rm "$rec" || nl_fail "cannot erase $rec"
 umount $PS
-mount -t pstore pstore $PS || nl_fail "cannot remount pstore"
+mount -t pstore none $PS || nl_fail "cannot remount pstore"
 [ ! -e "$rec" ] || nl_fail "$rec is back after erase and remount"
 exit "$KSFT_PASS"

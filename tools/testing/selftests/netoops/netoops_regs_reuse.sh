@@ -47,7 +47,8 @@ nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$oid" ||
 [ "$(nd_reason "$NL_TMP/rx" "$oid")" = 2 ] ||
 	nl_fail "first dump: reason $(nd_reason "$NL_TMP/rx" "$oid"), expected 2 (oops)"
 [ "$(nd_regs_context "$NL_TMP/rx" "$oid")" = 1 ] ||
-	nl_fail "oops dump: register context $(nd_regs_context "$NL_TMP/rx" "$oid"), expected 1 (oops)"
+	nl_fail "oops dump: register context $(nd_regs_context "$NL_TMP/rx" "$oid"), expected 1" \
+		"(oops)"
 
 # The module frees the dead process's task_struct here, on CPU 0; then
 # children are forked on CPU 0 until one of them runs in it, and that child
@@ -81,8 +82,10 @@ while [ "$found" = 0 ] && [ $(( $(date +%s) - start )) -lt 8 ]; do
 done
 exec 3>&-
 [ "$found" -gt 0 ] ||
-	nl_skip "no new task got the oopsed task's task_struct in $forks forks ($(( $(date +%s) - start )) s; e.g. KASAN's quarantine delays reuse)"
-nl_log "a task among forks $((found - BATCH + 1))-$found got the oopsed task's task_struct after $(( $(date +%s) - start )) s"
+	nl_skip "no new task got the oopsed task's task_struct in $forks forks" \
+		"($(( $(date +%s) - start )) s; e.g. KASAN's quarantine delays reuse)"
+nl_log "a task among forks $((found - BATCH + 1))-$found got the oopsed task's task_struct after" \
+	"$(( $(date +%s) - start )) s"
 
 nd_more_dumps() { test "$(nd_dumps "$NL_TMP/rx" | wc -l)" -ge 2; }
 nl_wait_for 20 nd_more_dumps || nl_fail "soft dump not received"
@@ -93,6 +96,7 @@ nl_wait_for 20 nd_dump_complete "$NL_TMP/rx" "$sid" ||
 	nl_fail "second dump: reason $(nd_reason "$NL_TMP/rx" "$sid"), expected 7 (soft)"
 ctx=$(nd_regs_context "$NL_TMP/rx" "$sid")
 [ "$ctx" = 2 ] ||
-	nl_fail "soft dump from the recycled task_struct carries register context $ctx, expected 2 (dumper): the dead task's oops registers were reused"
+	nl_fail "soft dump from the recycled task_struct carries register context $ctx, expected" \
+		"2 (dumper): the dead task's oops registers were reused"
 nl_log "oops dump context 1, soft dump from the recycled task_struct context 2"
 exit "$KSFT_PASS"

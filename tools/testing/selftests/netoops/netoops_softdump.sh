@@ -86,7 +86,8 @@ v=$(nd_user "$NL_TMP/rx" "$id" ticket.queue_2) ||
 [ "$v" = "$ok255" ] || nl_fail "user field ticket.queue_2 has ${#v} bytes, expected 255"
 nd_payload "$NL_TMP/rx" "$id" "$NL_TMP/payload"
 grep -qF "$marker" "$NL_TMP/payload" || nl_fail "marker not in the payload"
-nl_log "dump $id: $(nd_dump_files "$NL_TMP/rx" "$id" | wc -l) datagrams, payload $(stat -c %s "$NL_TMP/payload") bytes, marker found"
+nl_log "dump $id: $(nd_dump_files "$NL_TMP/rx" "$id" | wc -l) datagrams, payload" \
+	"$(stat -c %s "$NL_TMP/payload") bytes, marker found"
 
 packets1=$(sed -n 's/^packets //p' "$P/stats")
 n=$(nd_dump_files "$NL_TMP/rx" "$id" | wc -l)
@@ -100,7 +101,8 @@ nl_listen_start 6667 "$NL_TMP/rx2" dir
 echo 1 > "$P/dump" || nl_fail "second soft dump refused"
 nl_wait_for 20 nd_have_dumps "$NL_TMP/rx2" || nl_fail "second dump not received"
 id2=$(nd_dumps "$NL_TMP/rx2" | head -n 1)
-nl_wait_for 20 nd_dump_complete "$NL_TMP/rx2" "$id2" || nl_fail "second dump incomplete: $(nd_missing "$NL_TMP/rx2" "$id2")"
+nl_wait_for 20 nd_dump_complete "$NL_TMP/rx2" "$id2" ||
+	nl_fail "second dump incomplete: $(nd_missing "$NL_TMP/rx2" "$id2")"
 [ "$id2" != "$id" ] || nl_fail "two dumps share the dump id $id"
 if nd_user "$NL_TMP/rx2" "$id2" site >/dev/null; then
 	nl_fail "removed user field 'site' still sent"

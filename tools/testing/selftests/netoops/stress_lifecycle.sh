@@ -23,7 +23,11 @@ source "$(dirname "$0")"/lib_netoops.sh
 STRESS_ITERS=${STRESS_ITERS:-200}
 STRESS_SECS=${STRESS_SECS:-45}
 KMEMLEAK=/sys/kernel/debug/kmemleak
-SPLATS='WARNING:|BUG:|Oops|general protection|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|suspicious RCU usage|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|INFO: task .* blocked|list_(add|del) corruption|unregister_netdevice: waiting'
+SPLATS='WARNING:|BUG:|Oops|general protection|possible circular locking'
+SPLATS+='|possible recursive locking|inconsistent lock state'
+SPLATS+='|sleeping function called from invalid context|suspicious RCU usage'
+SPLATS+='|KASAN|UBSAN|ODEBUG|kmemleak: [0-9]+ new suspected|INFO: task .* blocked'
+SPLATS+='|list_(add|del) corruption|unregister_netdevice: waiting'
 
 nl_require_root
 nl_require_cmd ip timeout
@@ -257,7 +261,7 @@ if [ -r /proc/lockdep_stats ] && grep -q 'debug_locks: *0' /proc/lockdep_stats; 
 fi
 have_kmemleak=0
 if [ ! -e "$KMEMLEAK" ] && [ -d /sys/kernel/debug ]; then
-	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
 fi
 if [ -w "$KMEMLEAK" ]; then
 	have_kmemleak=1
@@ -299,9 +303,12 @@ nl_log "workers ran $(( $(date +%s) - start ))s; iterations:" \
 	"netdev=$(cat "$W/netdev.iters" 2>/dev/null || echo -)" \
 	"dump=$(cat "$W/dump.iters" 2>/dev/null || echo -)" \
 	"msg=$(cat "$W/msg.iters" 2>/dev/null || echo -)"
-nl_log "targets: $(total targets mkdir) mkdir, $(total targets enable) enabled, $(total targets rmdir) rmdir;" \
-	"toggle: $(total toggle enable) enabled, $(total toggle busy-write-accepted) busy writes accepted;" \
-	"netdev: $(total netdev veth-add) veth, $(total netdev unbind) unbind, $(total netdev rebind) rebind;" \
+nl_log "targets: $(total targets mkdir) mkdir, $(total targets enable) enabled," \
+	"$(total targets rmdir) rmdir;" \
+	"toggle: $(total toggle enable) enabled," \
+	"$(total toggle busy-write-accepted) busy writes accepted;" \
+	"netdev: $(total netdev veth-add) veth, $(total netdev unbind) unbind," \
+	"$(total netdev rebind) rebind;" \
 	"dumps: $(total dump sent) sent, $(total dump refused) refused; msgs: $(total msg sent)"
 ok=1 why=""
 if [ -n "$stuck" ]; then
@@ -311,7 +318,8 @@ elif [ "$(total targets enable)" = 0 ] || [ "$(total toggle enable)" = 0 ]; then
 elif [ "$(total netdev veth-enabled)" != 0 ]; then
 	ok=0 why="a target enabled on a veth (no netpoll) $(total netdev veth-enabled) times"
 elif [ "$(total toggle busy-write-accepted)" != 0 ]; then
-	ok=0 why="local_port written while enabled $(total toggle busy-write-accepted) times (must be EBUSY)"
+	ok=0 why="local_port written while enabled"
+	why+=" $(total toggle busy-write-accepted) times (must be EBUSY)"
 elif [ "$(total netdev unbind-stuck)" != 0 ]; then
 	ok=0 why="unbinding $NL_DEV took more than 20 s (leaked device reference?)"
 fi
@@ -375,7 +383,8 @@ if [ "$ok" = 1 ]; then
 	modprobe netconsole netconsole="$param" ||
 		{ ok=0 why="modprobe netconsole netconsole=$param refused"; }
 	if [ "$have_netoops" = 1 ]; then
-		modprobe netoops targets="6667@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/$NL_REMOTE_MAC" ||
+		modprobe netoops \
+			targets="6667@$NL_LOCAL_IP/$NL_DEV,6666@$NL_REMOTE_IP/$NL_REMOTE_MAC" ||
 			{ ok=0 why="modprobe netoops targets=... refused"; }
 	fi
 	nl_kmsg "before-unload $NL_TAG"

@@ -81,7 +81,8 @@ progress()
 STALL_S=${STALL_S:-60}
 if ! nl_wait_progress "$STALL_S" all_done progress; then
 	kill "$p1" "$p2" "$p3" 2>/dev/null
-	nl_fail "concurrent workers made no progress for $STALL_S s (hang?); rounds done: $(progress)"
+	nl_fail "concurrent workers made no progress for $STALL_S s (hang?); rounds done:" \
+		"$(progress)"
 fi
 nl_log "workers done in $((SECONDS - start)) s"
 wait "$p1" "$p2" "$p3" 2>/dev/null || true
@@ -96,7 +97,8 @@ left=$(find "$NL_CFS/netconsole" -maxdepth 1 -name "k*-$NL_TAG" | wc -l)
 n=$(grep -aoE "^[0-9]+,[0-9]+,[0-9]+,[^;]*;conc [0-9]+ $NL_TAG" "$NL_TMP/rx" |
     sed 's/.*;conc \([0-9]*\) .*/\1/' | sort -un | wc -l)
 nl_log "extended target: $n of $((ROUNDS * 4)) distinct messages received during the churn"
-[ "$n" -ge $((ROUNDS * 4 * 9 / 10)) ] || nl_fail "extended target lost more than 10% of the messages"
+[ "$n" -ge $((ROUNDS * 4 * 9 / 10)) ] ||
+	nl_fail "extended target lost more than 10% of the messages"
 nl_target_enable netconsole "$t"
 nl_kmsg "after-churn $NL_TAG"
 nl_wait_grep "$NL_TMP/rx" "after-churn $NL_TAG" 10 || nl_fail "target dead after the churn"

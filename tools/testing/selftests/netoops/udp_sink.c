@@ -22,21 +22,23 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop;
+/* Set by the signal handler: lock-free, so async-signal-safe. */
+static atomic_int stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = 1;
+	atomic_store(&stop, 1);
 }
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: udp_sink -p PORT [-b ADDR] [-o FILE | -d DIR] [-r READYFILE]\n"
@@ -72,18 +74,33 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "p:b:o:d:r:n:t:")) != -1) {
 		switch (opt) {
-		case 'p': port = strtol(optarg, NULL, 10); break;
-		case 'b': bind_addr = optarg; break;
-		case 'o': out = optarg; break;
-		case 'd': dir = optarg; break;
-		case 'r': ready = optarg; break;
-		case 'n': count = strtol(optarg, NULL, 10); break;
-		case 't': idle = strtol(optarg, NULL, 10); break;
-		default: usage();
+		case 'p':
+			port = strtol(optarg, NULL, 10);
+			break;
+		case 'b':
+			bind_addr = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'r':
+			ready = optarg;
+			break;
+		case 'n':
+			count = strtol(optarg, NULL, 10);
+			break;
+		case 't':
+			idle = strtol(optarg, NULL, 10);
+			break;
+		default:
+			print_usage();
 		}
 	}
 	if (port <= 0 || port > 65535 || (out && dir))
-		usage();
+		print_usage();
 
 	memset(&ss, 0, sizeof(ss));
 	if (strchr(bind_addr, ':')) {
@@ -92,7 +109,7 @@ int main(int argc, char **argv)
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((unsigned short)port);
 		if (inet_pton(AF_INET6, bind_addr, &s6->sin6_addr) != 1)
-			usage();
+			print_usage();
 		sslen = sizeof(*s6);
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -100,7 +117,7 @@ int main(int argc, char **argv)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((unsigned short)port);
 		if (inet_pton(AF_INET, bind_addr, &s4->sin_addr) != 1)
-			usage();
+			print_usage();
 		sslen = sizeof(*s4);
 	}
 
@@ -139,7 +156,7 @@ int main(int argc, char **argv)
 		close(rfd);
 	}
 
-	while (!stop && (!count || got < count)) {
+	while (!atomic_load(&stop) && (!count || got < count)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int r = poll(&pfd, 1, idle ? (int)idle * 1000 : -1);
 		ssize_t n;
