@@ -1121,6 +1121,19 @@ static int stop_cb(const struct nstore_count_row *r, void *arg)
 	return 42;
 }
 
+/* One dump, host "h", signature "s", received at each of @ms[0..@n). */
+static void put_at_times(struct nstore *st, const int64_t *ms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct nstore_dump *d = mk_at((int)i, "h", "s", ms[i], 0);
+
+		assert_int_equal(nstore_put(st, &d, 1, NULL), 0);
+		nstore_dump_free(d);
+	}
+}
+
 /*
  * nstore_count() by time with a step near INT64_MAX (the web's
  * step=9223372036854775 seconds): slots are floor(received_ms / step) *
@@ -1135,14 +1148,8 @@ static void test_count_huge_step(void **state)
 	const int64_t s1 = 9223372036854775LL * 1000;
 	struct fx *f = *state;
 	struct counted_rows c;
-	size_t i;
 
-	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
-		struct nstore_dump *d = mk_at(i, "h", "s", ms[i], 0);
-
-		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
-		nstore_dump_free(d);
-	}
+	put_at_times(f->st, ms, sizeof(ms) / sizeof(ms[0]));
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, s1,
 				      rows_cb, &c), 0);
@@ -1192,12 +1199,7 @@ static void test_slot_extremes(void **state)
 	long bars[30] = { 0 }, i, drawn = 0;
 	size_t k;
 
-	for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
-		struct nstore_dump *d = mk_at(k, "h", "s", ms[k], 0);
-
-		assert_int_equal(nstore_put(f->st, &d, 1, NULL), 0);
-		nstore_dump_free(d);
-	}
+	put_at_times(f->st, ms, sizeof(ms) / sizeof(ms[0]));
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(nstore_count(f->st, NULL, NSTORE_BY_TIME, day,
 				      rows_cb, &c), 0);
@@ -1844,8 +1846,7 @@ static void test_pg_concurrent(void **state)
 static void test_pg_conn_loss(void **state)
 {
 	struct fx *f = *state;
-	struct nstore_dump *a = mk(5, 1, "h", "r", "s", true, 4);
-	struct nstore_dump *b = mk(5, 2, "h", "r", "s", true, 4), *g;
+	struct nstore_dump *a, *b, *g;
 	struct nstore_stats stats;
 	struct nstore *st;
 	int64_t last;
@@ -1855,6 +1856,8 @@ static void test_pg_conn_loss(void **state)
 		print_message("  no NETOOPS_PG_CTL: run under pg_cluster.sh\n");
 		skip();
 	}
+	a = mk(5, 1, "h", "r", "s", true, 4);
+	b = mk(5, 2, "h", "r", "s", true, 4);
 	assert_int_equal(nstore_put(f->st, &a, 1, NULL), 0);
 	t0 = now_ms();
 	harness_pg_ctl("stop");
