@@ -62,6 +62,18 @@ static void mkdir_tmp(char *dir, size_t len)
 	snprintf(current.dir, sizeof(current.dir), "%s", dir);
 }
 
+/* A new temporary directory @dir with a store @db ("n.db") open in it. */
+static struct nstore *open_tmp_store(char *dir, size_t dlen, char *db,
+				     size_t dblen)
+{
+	struct nstore *st;
+
+	mkdir_tmp(dir, dlen);
+	snprintf(db, dblen, "%s/n.db", dir);
+	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	return st;
+}
+
 /*
  * Dump @n of host @host received at @ms, with @log_len bytes of log that
  * deflate cannot shrink much, in bucket @sig.
@@ -150,9 +162,7 @@ static void test_list_order(void **state)
 	json_error_t err;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	ms[0] = now - 3 * 3600000 - 60000;
 	ms[1] = now - 3 * DAY_MS - 60000;
 	ms[2] = now - 90000;
@@ -242,9 +252,7 @@ static void test_bad_bounds(void **state)
 	size_t i;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	put_dump(st, 0, "old-1", "6.12.1", "aaaa", 1500, 100, NULL);
 	put_dump(st, 1, "new-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
 	nstore_close(st);
@@ -285,9 +293,7 @@ static void test_glob_cap(void **state)
 	size_t i;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	put_dump(st, 0, "web-1", "6.12.1", "aaaa", wall_now_ms(), 100, NULL);
 	nstore_close(st);
 	for (i = 0; i < 3; i++) {
@@ -377,9 +383,7 @@ static void test_prune(void **state)
 	int k, lines;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	/* dump k received k days and 12 hours ago */
 	for (k = 0; k < 10; k++)
 		put_dump(st, k, "h", "6.12", k < 5 ? "young" : "old",
@@ -576,9 +580,7 @@ static void test_watch(void **state)
 	struct nstore *st;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	put_dump(st, 1, "w-old", "6.12", "s", wall_now_ms(), 64, NULL);
 	nstore_close(st);
 	watch_once(db, false, SIGTERM);
@@ -950,9 +952,7 @@ static void test_received_extremes(void **state)
 	size_t i;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	for (i = 0; i < 6; i++)
 		put_dump(st, i, "edge", "6.12.1", "eeee", ms[i], 100, &id[i]);
 	nstore_close(st);
@@ -1011,9 +1011,7 @@ static void test_show_hidden(void **state)
 	json_t *j;
 
 	(void)state;
-	mkdir_tmp(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/n.db", dir);
-	assert_int_equal(nstore_open(db, NSTORE_SYNC_NORMAL, &st), 0);
+	st = open_tmp_store(dir, sizeof(dir), db, sizeof(db));
 	assert_non_null(d);
 	d->boot_id[0] = 0xb1;
 	d->dump_id = 1;
