@@ -9,6 +9,9 @@
 #   stopped   a kthread on CPU 1 holds it 50 ms, frees it 1 ms, again (a
 #             busy transmitter); sysrq-c on CPU 0 panics and stops CPU 1
 #   held      the same, never freeing it
+#   noowner   the same, the lock taken without writing the queue's owner
+#             (a holder stopped between the two): only trying the lock
+#             tells it is held
 #   oops      a kthread on CPU 0 oopses holding it, with BHs disabled as
 #             a transmit path would: the OOPS dump runs on the CPU that
 #             holds the lock, then the kernel panics ("Fatal exception in
@@ -50,6 +53,10 @@ taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 
 ct_main txlock-held "$1" "$second_target
 echo \"hold_txq_forever \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
+taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
+
+ct_main txlock-noowner "$1" "$second_target
+echo \"hold_txq_noowner \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq_noowner refused'; exit 1; }
 taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 
 export CT_EXPECT_DUMPS=2
