@@ -17,7 +17,7 @@
  *      stopped by the driver or by byte queue limits);
  *   2. if npinfo->txq is not empty and its work cannot run (interrupts off
  *      here, or a crash in progress), move its skbs to the driver ourselves,
- *      in order, with trylocks only;
+ *      in order, with trylocks only (netpoll_flush_txq());
  *   3. once the backlog is empty and a tx queue of the device can take a
  *      packet, call netpoll_send_udp() (netpoll_xmit_udp()), or build the
  *      frame in an skb preallocated by the caller and hand it to the driver
@@ -34,15 +34,16 @@
  * (VLAN, bonding) with spin_lock.  So the device is given up (-EDEADLK)
  * when one of those locks, the device's tx_global_lock or netpoll's backlog
  * lock is held by this CPU or, once panic() has stopped the other CPUs, by
- * any CPU: the holder will never release it.  Pooled sends pick the queue
- * themselves: a stuck lock of another queue only stops the polling, and
- * on a device whose traffic the stack spreads over all its queues they
- * leave a queue whose lock is stuck, or that is stopped while the device
- * may not be polled, for another one.  In a crash (@crash) a lock held by
- * a CPU that runs is waited for, within the budget, before calling into
- * the driver.  Not checked: locks a driver takes otherwise (e.g.
- * virtio-net's refill_lock when an atomic refill fails; e1000's
- * disable_hardirq() in its poll controller), the allocator's.
+ * any CPU: the holder will never release it (netpoll_tx_check_locks()).
+ * Pooled sends pick the queue themselves: a stuck lock of another queue
+ * only stops the polling, and on a device whose traffic the stack spreads
+ * over all its queues they leave a queue whose lock is stuck, or that is
+ * stopped while the device may not be polled, for another one.  In a crash
+ * (@crash) a lock held by a CPU that runs is waited for, within the
+ * budget, before calling into the driver.  Not checked: locks a driver
+ * takes otherwise (e.g. virtio-net's refill_lock when an atomic refill
+ * fails; e1000's disable_hardirq() in its poll controller), the
+ * allocator's.
  *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
@@ -56,7 +57,6 @@
 #include <linux/debug_locks.h>
 #include <linux/export.h>
 #include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kernel.h>
@@ -65,6 +65,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/netpoll.h>
+#include <linux/netpoll_crash.h>
 #include <linux/netpoll_xmit.h>
 #include <linux/notifier.h>
 #include <linux/panic_notifier.h>
@@ -148,7 +149,7 @@ static bool nx_wait_more(struct net_device *dev, struct nx_deadline *d,
 /*
  * True if a tx queue of @dev can take a packet (not stopped by the driver
  * or by BQL).  netpoll picks the queue; should it pick a stopped one, the
- * datagram is parked on npinfo->txq and nx_flush_backlog() hands it over
+ * datagram is parked on npinfo->txq and netpoll_flush_txq() hands it over
  * once that queue wakes.
  */
 static bool nx_txqs_ready(struct net_device *dev)
@@ -157,105 +158,6 @@ static bool nx_txqs_ready(struct net_device *dev)
 
 	for (i = 0; i < dev->real_num_tx_queues; i++)
 		if (!netif_xmit_frozen_or_stopped(netdev_get_tx_queue(dev, i)))
-			return true;
-	return false;
-}
-
-struct nx_lock_scan {
-	int	cpu;		/* this CPU */
-	bool	stopped;	/* the other CPUs are stopped */
-	bool	crash;		/* a crash is being reported */
-	struct netdev_queue *txq; /* the queue to send on, NULL: any */
-	bool	nopoll;		/* another queue's lock is stuck: no poll */
-	int	ret;		/* 0, -EAGAIN (held), -EDEADLK */
-};
-
-/*
- * Account for one lock: held by this CPU (@owner) or, with the others
- * stopped, by anyone: stuck (-EDEADLK); held elsewhere: -EAGAIN.  The
- * owner of a tx queue lock is written after the lock is taken, and a CPU
- * may have been stopped or interrupted in between: test the lock itself
- * too.  A lock the send does not need (@other: another queue of the
- * device) only keeps us from polling, whose NAPI handlers may take it,
- * when it is stuck or, in a crash, held at all.
- */
-static bool nx_held(spinlock_t *lock, int owner)
-{
-	return owner != -1 || spin_is_locked(lock);
-}
-
-static bool nx_lock_held(struct nx_lock_scan *sc, spinlock_t *lock, int owner,
-			 bool other)
-{
-	bool stuck;
-
-	if (!nx_held(lock, owner))
-		return false;
-	stuck = owner == sc->cpu || sc->stopped;
-	if (other) {
-		if (stuck || sc->crash)
-			sc->nopoll = true;
-		return false;
-	}
-	sc->ret = stuck ? -EDEADLK : -EAGAIN;
-	return stuck;
-}
-
-static int nx_scan_dev(struct net_device *dev, struct netdev_nested_priv *priv)
-{
-	struct nx_lock_scan *sc = priv->data;
-	unsigned int i;
-
-	if (nx_lock_held(sc, &dev->tx_global_lock, -1, false))
-		return 1;
-	for (i = 0; i < dev->num_tx_queues; i++) {
-		struct netdev_queue *txq = netdev_get_tx_queue(dev, i);
-		bool other = sc->txq && txq->dev == sc->txq->dev &&
-			     txq != sc->txq;
-
-		if (nx_lock_held(sc, &txq->_xmit_lock,
-				 READ_ONCE(txq->xmit_lock_owner), other))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * May this CPU call into @dev's driver?  0: yes; -EAGAIN: a lock it may
- * take is held by a CPU that runs; -EDEADLK: never (see the top of this
- * file).  With @txq, a stuck lock of another queue of @dev sets *@nopoll
- * instead: send on @txq, but do not poll.  Must run under rcu_read_lock().
- */
-static int nx_locks(struct net_device *dev, struct netpoll_info *npinfo,
-		    struct netdev_queue *txq, bool crash, bool *nopoll)
-{
-	struct nx_lock_scan sc = {
-		.cpu		= raw_smp_processor_id(),
-		.stopped	= nx_others_stopped(),
-		.crash		= crash,
-		.txq		= txq,
-	};
-	struct netdev_nested_priv priv = { .data = &sc };
-
-	if (!nx_lock_held(&sc, &npinfo->txq.lock, -1, false) &&
-	    !nx_scan_dev(dev, &priv))
-		netdev_walk_all_lower_dev_rcu(dev, nx_scan_dev, &priv);
-	*nopoll = sc.nopoll;
-	return sc.ret;
-}
-
-/*
- * True if this CPU is inside a NAPI poll of @dev: calling the driver's
- * transmit from here could recurse into it, so leave the backlog alone (the
- * same rule netpoll follows).
- */
-static bool nx_poll_owner_here(struct net_device *dev)
-{
-	struct napi_struct *napi;
-	int cpu = smp_processor_id();
-
-	list_for_each_entry_rcu(napi, &dev->napi_list, dev_list)
-		if (READ_ONCE(napi->poll_owner) == cpu)
 			return true;
 	return false;
 }
@@ -285,80 +187,6 @@ static bool nx_txq_runs(const struct netdev_queue *txq, bool drv)
 		     !netif_xmit_frozen_or_stopped(txq);
 }
 
-/* Hand @skb to the driver if @txq's lock is free and the queue runs. */
-static netdev_tx_t nx_start_xmit(struct sk_buff *skb, struct net_device *dev,
-				 struct netdev_queue *txq, bool drv)
-{
-	netdev_tx_t rc = NETDEV_TX_BUSY;
-
-	if (!HARD_TX_TRYLOCK(dev, txq))
-		return rc;
-	if (nx_txq_runs(txq, drv))
-		rc = netdev_start_xmit(skb, dev, txq, false);
-	HARD_TX_UNLOCK(dev, txq);
-	return rc;
-}
-
-/*
- * Hand the skbs parked on npinfo->txq to the driver, oldest first, as the
- * tx work would.  Returns true when the backlog is empty.
- */
-static bool nx_flush_backlog(struct net_device *dev,
-			     struct netpoll_info *npinfo)
-{
-	struct sk_buff_head *q = &npinfo->txq;
-	unsigned int budget = skb_queue_len_lockless(q);
-	unsigned long flags;
-
-	if (nx_poll_owner_here(dev))
-		return skb_queue_empty_lockless(q);
-
-	while (budget--) {
-		struct netdev_queue *txq;
-		struct sk_buff *skb;
-		netdev_tx_t rc;
-		u16 qi;
-
-		if (!spin_trylock_irqsave(&q->lock, flags))
-			break;
-		skb = __skb_dequeue(q);
-		spin_unlock_irqrestore(&q->lock, flags);
-		if (!skb)
-			break;
-
-		qi = skb_get_queue_mapping(skb);
-		if (unlikely(qi >= dev->real_num_tx_queues)) {
-			qi = qi % dev->real_num_tx_queues;
-			skb_set_queue_mapping(skb, qi);
-		}
-		txq = netdev_get_tx_queue(dev, qi);
-
-		if (skb_vlan_tag_present(skb) &&
-		    !vlan_hw_offload_capable(netif_skb_features(skb),
-					     skb->vlan_proto)) {
-			skb = __vlan_hwaccel_push_inside(skb);
-			if (!skb)
-				continue;	/* freed by the push */
-		}
-
-		local_irq_save(flags);
-		rc = nx_start_xmit(skb, dev, txq, false);
-		local_irq_restore(flags);
-
-		if (!dev_xmit_complete(rc)) {
-			/* Put it back in front; order matters to receivers. */
-			if (spin_trylock_irqsave(&q->lock, flags)) {
-				__skb_queue_head(q, skb);
-				spin_unlock_irqrestore(&q->lock, flags);
-			} else {
-				dev_kfree_skb_any(skb);
-			}
-			break;
-		}
-	}
-	return skb_queue_empty_lockless(q);
-}
-
 /*
  * One step of waiting: returns 0 when the backlog of @dev is empty and, if
  * @need_txq, @txq (any queue if NULL) can take a packet; -EAGAIN when not
@@ -370,13 +198,17 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 			 struct netdev_queue *txq, bool crash, bool *nopoll)
 {
 	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
+	unsigned int flags;
 	bool empty;
 	int err;
 
 	*nopoll = false;
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
 		return -ENODEV;
-	err = nx_locks(dev, npinfo, txq, crash, nopoll);
+	flags = nx_others_stopped() ? NETPOLL_TX_OTHERS_STOPPED : 0;
+	if (crash)
+		flags |= NETPOLL_TX_CRASH;
+	err = netpoll_tx_check_locks(dev, npinfo, txq, flags, nopoll);
 	if (err == -EDEADLK || (err && crash)) {
 		*nopoll = true;
 		return err;
@@ -384,7 +216,7 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 
 	empty = skb_queue_empty_lockless(&npinfo->txq);
 	if (!empty && nx_backlog_is_ours())
-		empty = nx_flush_backlog(dev, npinfo);
+		empty = netpoll_flush_txq(dev, npinfo);
 
 	if (!empty || !need_txq)
 		return empty ? 0 : -EAGAIN;
@@ -817,8 +649,9 @@ static bool nx_txq_stuck(struct netdev_queue *txq)
 {
 	int owner = READ_ONCE(txq->xmit_lock_owner);
 
-	return nx_held(&txq->_xmit_lock, owner) &&
-	       (owner == raw_smp_processor_id() || nx_others_stopped());
+	return owner == raw_smp_processor_id() ||
+	       (nx_others_stopped() &&
+		netpoll_tx_lock_busy(&txq->_xmit_lock, owner));
 }
 
 /*
@@ -844,16 +677,16 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
 		return txq;
 	for (i = 0; i < dev->real_num_tx_queues; i++) {
 		struct netdev_queue *q = netdev_get_tx_queue(dev, i);
-		bool runs;
+		bool runs, held;
 
 		if (q == txq || nx_txq_stuck(q))
 			continue;
 		runs = nx_txq_runs(q, true);
 		if (need_run && !runs)
 			continue;
-		score = runs +
-			(nx_held(&q->_xmit_lock, READ_ONCE(q->xmit_lock_owner)) ?
-			 0 : 2);
+		held = netpoll_tx_lock_busy(&q->_xmit_lock,
+					    READ_ONCE(q->xmit_lock_owner));
+		score = runs + (held ? 0 : 2);
 		if (score > best) {
 			best = score;
 			pick = i;
@@ -931,11 +764,11 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		qi = skb_get_queue_mapping(skb);
 		err = nx_ready_step(dev, true, txq, crash, &nopoll);
 		/* never from inside a NAPI poll of the device: recursion */
-		if (!err && nx_poll_owner_here(dev))
+		if (!err && netpoll_in_napi_poll(dev))
 			err = -EDEADLK;
 		if (!err) {
 			local_irq_save(flags);
-			rc = nx_start_xmit(skb, dev, txq, true);
+			rc = netpoll_tx_trylock_xmit(skb, dev, txq, true);
 			local_irq_restore(flags);
 			if (dev_xmit_complete(rc))
 				break;
@@ -1036,7 +869,7 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		}
 		err = nx_ready_step(dev, false, txq, crash, &nopoll);
 		/* inside a NAPI poll of the device: netpoll cannot poll it */
-		if (err != -ENODEV && nx_poll_owner_here(dev))
+		if (err != -ENODEV && netpoll_in_napi_poll(dev))
 			err = -EDEADLK;
 		if (err && err != -EAGAIN)
 			break;

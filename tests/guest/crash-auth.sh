@@ -131,6 +131,7 @@ echo "ID user=$CT_USER_KEY=$tag"
 echo "AUTH key_id=\$(cat /sys/kernel/config/netoops/t0/auth_key_id)"
 echo "FEC k=\$(cat /sys/module/netoops/parameters/fec_k) m=\$(cat /sys/module/netoops/parameters/fec_m)"
 echo "CT-TRIGGER"
+g_out_drain
 echo c > /proc/sysrq-trigger
 echo "CT-SURVIVED"
 EOF

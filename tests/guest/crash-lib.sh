@@ -110,6 +110,7 @@ echo "ID release=\$(uname -r)"
 echo "ID hostname=\$(hostname)"
 echo "ID user=$CT_USER_KEY=$tag"
 echo "CT-TRIGGER"
+g_out_drain
 $trigger
 echo "CT-SURVIVED"
 # pstore only reads a backend's records at mount: remount to see new ones

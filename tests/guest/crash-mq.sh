@@ -78,6 +78,7 @@ export CT_LOG_MODE=panic CT_EXPECT_REASON=panic CT_EXPECT_DUMPS=1
 export CT_EXTRA_CHECK=mq_check
 fail=0
 ct_main mq-cpu0 "$1" "$mq_setup
+g_out_drain
 taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 # CPU 0 keeps transmitting on the NIC (its own tx queue) while CPU 1
 # panics and stops it, possibly holding that queue's lock.
@@ -85,6 +86,7 @@ ct_main mq-cpu1-busy "$1" "$mq_setup
 taskset 1 bash -c 'exec 3>/dev/udp/10.9.0.1/9; while :; do printf %1400s x >&3; done' 2>/dev/null &
 g_wait_for 10 mq_sent 1000 ||
 	{ echo 'CT-ERROR the flood on CPU 0 did not start'; exit 1; }
+g_out_drain
 taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 export CT_MODULE=netoops_crashtest
 ct_main mq-txq1-held "$1" "$mq_setup
@@ -92,5 +94,6 @@ ct_main mq-txq1-held "$1" "$mq_setup
 	{ echo 'CT-ERROR tx-1 is not the queue of CPU 1'; exit 1; }
 echo \"hold_txq_forever \$w 1 0\" > /proc/netoops_crashtest ||
 	{ echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
+g_out_drain
 taskset 2 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 exit $fail

@@ -41,6 +41,7 @@ fi'
 trigger='echo "BACKENDS $(cat /sys/module/pstore/parameters/backend)"
 echo "netoops-ramoops-marker $(cat /proc/sys/kernel/random/boot_id)" > /dev/kmsg
 echo "MARKER netoops-ramoops-marker $(cat /proc/sys/kernel/random/boot_id)"
+g_out_drain
 echo c > /proc/sysrq-trigger'
 
 ramoops_check()

@@ -47,4 +47,5 @@ taskset 2 sh -c "echo 1 > /sys/module/netoops/parameters/dump" &
 g_wait_for 30 sh -c "[ \$(cat $tx) -ge $((before + 10)) ]" ||
 	{ echo "CT-ERROR the soft dump did not start"; exit 1; }
 echo "ID tx_before=$before tx_now=$(cat $tx)"
+g_out_drain
 taskset 1 sh -c "echo c > /proc/sysrq-trigger"'

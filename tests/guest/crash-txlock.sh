@@ -9,6 +9,9 @@
 #   stopped   a kthread on CPU 1 holds it 50 ms, frees it 1 ms, again (a
 #             busy transmitter); sysrq-c on CPU 0 panics and stops CPU 1
 #   held      the same, never freeing it
+#   noowner   the same, the lock taken without writing the queue's owner
+#             (a holder stopped between the two): only trying the lock
+#             tells it is held
 #   oops      a kthread on CPU 0 oopses holding it, with BHs disabled as
 #             a transmit path would: the OOPS dump runs on the CPU that
 #             holds the lock, then the kernel panics ("Fatal exception in
@@ -46,14 +49,22 @@ export CT_LOG_MODE=panic CT_EXPECT_REASON=panic CT_EXTRA_CHECK=txlock_reboot_che
 export CT_EXPECT_DUMPS=1
 ct_main txlock-stopped "$1" "$second_target
 echo \"hold_txq \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq refused'; exit 1; }
+g_out_drain
 taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 
 ct_main txlock-held "$1" "$second_target
 echo \"hold_txq_forever \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq_forever refused'; exit 1; }
+g_out_drain
+taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
+
+ct_main txlock-noowner "$1" "$second_target
+echo \"hold_txq_noowner \$w\" > /proc/netoops_crashtest || { echo 'CT-ERROR hold_txq_noowner refused'; exit 1; }
+g_out_drain
 taskset 1 sh -c 'echo c > /proc/sysrq-trigger'" || fail=1
 
 export CT_EXPECT_DUMPS=2
 ct_main txlock-oops "$1" "$second_target
 sysctl -w kernel.panic_on_oops=0
+g_out_drain
 taskset 1 sh -c \"echo 'oops_holding_txq \$w' > /proc/netoops_crashtest\"" || fail=1
 exit $fail

@@ -117,4 +117,5 @@ wait $flood 2>/dev/null
 echo "ID tx_packets=$(cat /sys/class/net/$w/statistics/tx_packets)"
 taskset -p 1 $$ > /dev/null
 probe wedge-probe-stuck
+g_out_drain
 taskset 1 sh -c "echo c > /proc/sysrq-trigger"'

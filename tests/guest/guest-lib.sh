@@ -14,6 +14,19 @@ g_log()
 	echo "guest: $*"
 }
 
+# g_out_drain: return once what the script wrote to its standard output, a
+# serial port, has left the port.  Call it right before a crash: the crash
+# stops the port's transmit interrupt, and the lines still queued then
+# never reach the host.  busybox stty sets the terminal with TCSETSW,
+# which waits for the output to drain (onlcr is on already).
+g_out_drain()
+{
+	if [ -t 1 ]; then
+		stty onlcr <&1
+	fi
+	return 0
+}
+
 # g_cpus_online: bring every CPU the kernel booted offline (maxcpus=1, see
 # gh_boot) online, before any module loads.
 g_cpus_online()

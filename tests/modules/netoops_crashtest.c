@@ -38,6 +38,9 @@
  *                     "release" (at most 60 s); returns once it holds it
  *   hold_txq_forever DEV [Q [CPU]]  the same, never freeing it (at most
  *                     60 s)
+ *   hold_txq_noowner DEV [Q [CPU]]  as hold_txq_forever, but the lock is
+ *                     taken without writing the queue's owner: a holder
+ *                     stopped between the two
  *   oops_holding_txq DEV  a kthread on CPU 0 takes DEV's tx queue 0 lock
  *                     and oopses holding it: the dump runs on the CPU that
  *                     holds the lock (the lock stays held: DEV is dead
@@ -178,6 +181,7 @@ static struct task_struct *ct_holder;
 static struct net_device *ct_hold_dev;
 static unsigned int ct_hold_q;
 static bool ct_hold_forever;
+static bool ct_hold_noowner;
 static DECLARE_COMPLETION(ct_hold_taken);
 
 static int ct_hold_fn(void *arg)
@@ -186,13 +190,19 @@ static int ct_hold_fn(void *arg)
 	unsigned long end = jiffies + msecs_to_jiffies(CT_HOLD_MAX_MS);
 
 	while (!kthread_should_stop() && time_before(jiffies, end)) {
-		__netif_tx_lock_bh(txq);
+		if (ct_hold_noowner)
+			spin_lock_bh(&txq->_xmit_lock);
+		else
+			__netif_tx_lock_bh(txq);
 		complete(&ct_hold_taken);
 		do {
 			mdelay(50);
 		} while (ct_hold_forever && !kthread_should_stop() &&
 			 time_before(jiffies, end));
-		__netif_tx_unlock_bh(txq);
+		if (ct_hold_noowner)
+			spin_unlock_bh(&txq->_xmit_lock);
+		else
+			__netif_tx_unlock_bh(txq);
 		udelay(1000);
 		cond_resched();
 	}
@@ -213,7 +223,7 @@ static void ct_release(void)
 }
 
 /* "DEV [Q [CPU]]" */
-static int ct_hold_txq(char *args, bool forever)
+static int ct_hold_txq(char *args, bool forever, bool noowner)
 {
 	char *name = strsep(&args, " ");
 	char *qs = strsep(&args, " "), *cpus = strsep(&args, " ");
@@ -237,6 +247,7 @@ static int ct_hold_txq(char *args, bool forever)
 	}
 	ct_hold_q = q;
 	ct_hold_forever = forever;
+	ct_hold_noowner = noowner;
 	reinit_completion(&ct_hold_taken);
 	t = kthread_create(ct_hold_fn, NULL, "ct_hold_txq");
 	if (IS_ERR(t)) {
@@ -513,9 +524,11 @@ static ssize_t ct_write(struct file *file, const char __user *ubuf,
 			return -EINVAL;
 		ct_softlockup(n ? n : 60);
 	} else if (!strcmp(buf, "hold_txq") && word) {
-		err = ct_hold_txq(word, false);
+		err = ct_hold_txq(word, false, false);
 	} else if (!strcmp(buf, "hold_txq_forever") && word) {
-		err = ct_hold_txq(word, true);
+		err = ct_hold_txq(word, true, false);
+	} else if (!strcmp(buf, "hold_txq_noowner") && word) {
+		err = ct_hold_txq(word, true, true);
 	} else if (!strcmp(buf, "oops_holding_txq") && word) {
 		err = ct_oops_holding_txq(word);
 	} else if (!strcmp(buf, "panic_nmi")) {

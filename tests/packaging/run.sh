@@ -304,6 +304,7 @@ echo "ID release=\$(uname -r)"
 echo "ID hostname=\$(hostname)"
 echo "ID user=$CT_USER_KEY=$2"
 echo "CT-TRIGGER"
+g_out_drain
 echo c > /proc/sysrq-trigger
 EOF
 }
