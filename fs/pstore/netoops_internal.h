@@ -112,6 +112,9 @@ struct netoops_txbuf {
  *		datagram it took when the dump returned (budget spent, or
  *		the device could not be polled): a reset right after the
  *		dump loses them
+ * @timeouts:	datagrams of @errors that the device did not take within
+ *		xmit_timeout_us (not ready in time, or left queued in
+ *		netpoll's backlog when the budget ran out)
  */
 struct netoops_stats {
 	atomic64_t	dumps;
@@ -125,6 +128,7 @@ struct netoops_stats {
 	atomic64_t	locked;
 	atomic64_t	nobufs;
 	atomic64_t	unflushed;
+	atomic64_t	timeouts;
 };
 
 extern struct netoops_stats netoops_stats;

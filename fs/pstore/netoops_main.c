@@ -449,7 +449,7 @@ MODULE_PARM_DESC(rearm, "write 1: re-arm one-shot mode");
 static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\nlocked %lld\nnobufs %lld\nunflushed %lld\n",
+			  "dumps %lld\npackets %lld\nbytes %lld\nerrors %lld\nskipped %lld\nsigned %lld\nparity %lld\nfec_busy %lld\nlocked %lld\nnobufs %lld\nunflushed %lld\ntimeouts %lld\n",
 			  (long long)atomic64_read(&netoops_stats.dumps),
 			  (long long)atomic64_read(&netoops_stats.packets),
 			  (long long)atomic64_read(&netoops_stats.bytes),
@@ -460,7 +460,8 @@ static int netoops_stats_get(char *buf, const struct kernel_param *kp)
 			  (long long)atomic64_read(&netoops_stats.fec_busy),
 			  (long long)atomic64_read(&netoops_stats.locked),
 			  (long long)atomic64_read(&netoops_stats.nobufs),
-			  (long long)atomic64_read(&netoops_stats.unflushed));
+			  (long long)atomic64_read(&netoops_stats.unflushed),
+			  (long long)atomic64_read(&netoops_stats.timeouts));
 }
 
 static const struct kernel_param_ops netoops_stats_ops = {
@@ -468,7 +469,7 @@ static const struct kernel_param_ops netoops_stats_ops = {
 };
 module_param_cb(stats, &netoops_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats,
-		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy, locked, nobufs, unflushed");
+		 "counters: dumps, packets, bytes, errors, skipped, signed, parity, fec_busy, locked, nobufs, unflushed, timeouts");
 
 /*
  * FEC parameters.  fec_k data datagrams are followed by fec_m parity

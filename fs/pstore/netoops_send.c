@@ -341,6 +341,8 @@ static int netoops_target_dump(struct netpoll_target *nt, void *data)
 			}
 			if (err) {
 				atomic64_inc(&netoops_stats.errors);
+				if (err == -ETIMEDOUT || err == -EINPROGRESS)
+					atomic64_inc(&netoops_stats.timeouts);
 				if (err == -ENODEV ||
 				    ++bad >= NETOOPS_MAX_CONSECUTIVE_ERRORS)
 					goto out;

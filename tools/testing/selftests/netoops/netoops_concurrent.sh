@@ -60,6 +60,7 @@ uf=$(nl_target_dir netoops "$steady")/userfields
 fl=$(nl_target_dir netoops "$flappy")/enabled
 p0=$(stat_of packets)
 e0=$(stat_of errors)
+t0=$(stat_of timeouts)
 d0=$(stat_of dumps)
 rb0=$(rcvbuf_errors)
 
@@ -90,7 +91,7 @@ nl_log "$(cat "$NL_TMP/dumper.done") soft dumps ($ndumps sent) during $CYCLES en
 	"cycles, $(( $(date +%s) - t0 )) s"
 [ "$ndumps" -ge 2 ] || nl_fail "only $ndumps dumps were sent during the churn"
 [ "$(stat_of errors)" = "$e0" ] ||
-	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors)"
+	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors), of which timeouts $t0 -> $(stat_of timeouts)"
 sent=$(( $(stat_of packets) - p0 ))
 arrived() { echo $(( $(received) + $(rcvbuf_errors) - rb0 )); }
 all_arrived() { test "$(arrived)" -ge "$sent"; }

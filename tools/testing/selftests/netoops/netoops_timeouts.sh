@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# netoops when the device does not take a datagram in time.  A kthread on
+# CPU 1 (the test-only netoops_crashtest module's hold_txq) holds the lock
+# of the target NIC's tx queue 50 ms at a time, freeing it 1 ms between;
+# a soft dump is asked for on CPU 0 with xmit_timeout_us at 5 ms.  A lock
+# held by a CPU that runs is waited for, never counted as stuck: datagrams
+# that wait out their budget count in stats "errors" and "timeouts", and
+# "locked" does not move.  After the holder stops, a dump goes out with no
+# error and arrives complete.
+source "$(dirname "$0")"/lib_netoops.sh
+source "$(dirname "$0")"/netoops_dump.inc
+
+P=/sys/module/netoops/parameters
+CT=/proc/netoops_crashtest
+
+nl_require_root
+nl_require_cmd ip od taskset
+nl_require_module netoops
+[ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
+	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
+[ -e "$CT" ] || nl_skip "$CT missing"
+[ "$(nproc)" -ge 2 ] || nl_skip "needs 2 CPUs: the lock holder runs on CPU 1"
+xmit0=$(cat $P/xmit_timeout_us)
+trap 'rc=$?; echo release > $CT; echo "$xmit0" > $P/xmit_timeout_us; nl_cleanup "$rc"' EXIT
+
+nl_setup_veth
+nl_require_netpoll_dev
+nl_configfs
+ntx=$(find "/sys/class/net/$NL_DEV/queues" -maxdepth 1 -name 'tx-*' | wc -l)
+[ "$ntx" = 1 ] || nl_skip "$NL_DEV has $ntx tx queues; the holder holds one"
+
+NL_PORT=6667
+nl_listen_start 6667 "$NL_TMP/rx" dir
+t="to$NL_TAG"
+nl_target_create netoops "$t"
+nl_target_enable netoops "$t"
+taskset -p 1 $$ >/dev/null || nl_fail "cannot pin the test to CPU 0"
+
+stat_of() { sed -n "s/^$1 //p" $P/stats; }
+e0=$(stat_of errors) t0=$(stat_of timeouts) l0=$(stat_of locked)
+
+echo 5000 > $P/xmit_timeout_us
+echo "hold_txq $NL_DEV 0 1" > $CT || nl_fail "hold_txq refused"
+echo 1 > $P/dump || nl_fail "soft dump refused while the lock was held"
+echo release > $CT
+echo "$xmit0" > $P/xmit_timeout_us
+
+e1=$(stat_of errors) t1=$(stat_of timeouts) l1=$(stat_of locked)
+nl_log "with the lock held: errors $e0 -> $e1, timeouts $t0 -> $t1, locked $l0 -> $l1"
+[ "$t1" -gt "$t0" ] ||
+	nl_fail "no datagram timed out while the lock was held 50 ms of every 51"
+[ $((e1 - e0)) = $((t1 - t0)) ] ||
+	nl_fail "errors went up by $((e1 - e0)), timeouts by $((t1 - t0)): every error was a timeout"
+[ "$l1" = "$l0" ] ||
+	nl_fail "a lock held by a running CPU was counted as stuck (locked $l0 -> $l1)"
+
+# The holder is gone: a dump goes out with no error, and arrives complete.
+# The first dump's datagrams may still come (netpoll's backlog): the
+# second is a dump not seen before it that arrives complete.
+before=$(nd_dumps "$NL_TMP/rx")
+echo 1 > $P/dump || nl_fail "soft dump refused after the release"
+[ "$(stat_of errors)" = "$e1" ] ||
+	nl_fail "errors $e1 -> $(stat_of errors) with the lock free"
+new_dumps() { nd_dumps "$NL_TMP/rx" | grep -vxF "${before:-none}" || true; }
+new_complete()
+{
+	local i
+
+	for i in $(new_dumps); do
+		nd_dump_complete "$NL_TMP/rx" "$i" && return 0
+	done
+	return 1
+}
+if ! nl_wait_for 20 new_complete; then
+	for i in $(new_dumps); do
+		nl_log "dump $i: $(nd_missing "$NL_TMP/rx" "$i")"
+	done
+	nl_fail "no complete dump after the release"
+fi
+nl_log "a dump after the release arrived complete; errors unchanged"
+exit "$KSFT_PASS"
