@@ -982,11 +982,11 @@ int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 		return -EINVAL;
 	if (oops_in_progress)
 		return netpoll_xmit_udp(&nt->np, payload, len,
-					NPT_XMIT_CRASH_TIMEOUT_US, true);
+					NPT_XMIT_CRASH_TIMEOUT_US);
 	/* interrupts are off: do not wait on a device that stopped */
 	err = netpoll_xmit_udp(&nt->np, payload, len,
 			       nt->xmit_stalls < NPT_XMIT_MAX_STALLS ?
-			       NPT_XMIT_TIMEOUT_US : 0, false);
+			       NPT_XMIT_TIMEOUT_US : 0);
 	if (err == -ETIMEDOUT || err == -EINPROGRESS)
 		nt->xmit_stalls = min(nt->xmit_stalls + 1, NPT_XMIT_MAX_STALLS);
 	else if (!err)

@@ -38,9 +38,10 @@
  * Pooled sends pick the queue themselves: a stuck lock of another queue
  * only stops the polling, and on a device whose traffic the stack spreads
  * over all its queues they leave a queue whose lock is stuck, or that is
- * stopped while the device may not be polled, for another one.  In a crash
- * (@crash) a lock held by a CPU that runs is waited for, within the
- * budget, before calling into the driver.  Not checked: locks a driver
+ * stopped while the device may not be polled, for another one.  A lock
+ * held by a CPU that runs is waited for, within the budget, before calling
+ * into the driver, and the device is not polled meanwhile: its tx poll
+ * may spin on that lock (virtio-net's does), with interrupts off here.  Not checked: locks a driver
  * takes otherwise (e.g. virtio-net's refill_lock when an atomic refill
  * fails; e1000's disable_hardirq() in its poll controller), the
  * allocator's.
@@ -195,7 +196,7 @@ static bool nx_txq_runs(const struct netdev_queue *txq, bool drv)
  * rcu_read_lock().
  */
 static int nx_ready_step(struct net_device *dev, bool need_txq,
-			 struct netdev_queue *txq, bool crash, bool *nopoll)
+			 struct netdev_queue *txq, bool *nopoll)
 {
 	struct netpoll_info *npinfo = rcu_dereference_bh(dev->npinfo);
 	unsigned int flags;
@@ -206,10 +207,8 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev))
 		return -ENODEV;
 	flags = nx_others_stopped() ? NETPOLL_TX_OTHERS_STOPPED : 0;
-	if (crash)
-		flags |= NETPOLL_TX_CRASH;
 	err = netpoll_tx_check_locks(dev, npinfo, txq, flags, nopoll);
-	if (err == -EDEADLK || (err && crash)) {
+	if (err) {
 		*nopoll = true;
 		return err;
 	}
@@ -225,8 +224,7 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 	return nx_txqs_ready(dev) ? 0 : -EAGAIN;
 }
 
-static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
-		   bool crash)
+static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
 {
 	struct net_device *dev = np->dev;
 	bool nopoll;
@@ -237,7 +235,7 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
 
 	rcu_read_lock();
 	for (;;) {
-		err = nx_ready_step(dev, need_txq, NULL, crash, &nopoll);
+		err = nx_ready_step(dev, need_txq, NULL, &nopoll);
 		if (err != -EAGAIN)
 			break;
 		if (nx_deadline_passed(d)) {
@@ -247,8 +245,7 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
 		/* Reap completions: this is what wakes a stopped queue. */
 		if (!nopoll) {
 			netpoll_poll_dev(dev);
-			if (nx_ready_step(dev, need_txq, NULL, crash,
-					  &nopoll) == 0) {
+			if (nx_ready_step(dev, need_txq, NULL, &nopoll) == 0) {
 				err = 0;
 				break;
 			}
@@ -264,12 +261,11 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
  * @np: a netpoll that has been set up (np->dev valid)
  * @timeout_us: longest time to wait, in microseconds (capped at
  *	NETPOLL_XMIT_MAX_TIMEOUT_US)
- * @crash: in a crash: call into the driver only while none of the locks it
- *	may take is held
  *
  * Polls the device and, when its tx work cannot run (interrupts disabled
  * or a crash in progress), drains npinfo->txq itself, until the backlog is
- * empty and a tx queue of the device can take a packet.
+ * empty and a tx queue of the device can take a packet.  Neither while a
+ * lock the driver may take is held (see the top of this file).
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  The caller keeps @np set up for the duration of the
@@ -280,13 +276,12 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq,
  * or by a CPU stopped by panic() (never call into the driver then),
  * -ETIMEDOUT if it did not become ready in time.
  */
-int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us,
-			    bool crash)
+int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us)
 {
 	struct nx_deadline d;
 
 	nx_deadline_init(&d, timeout_us);
-	return nx_wait(np, &d, true, crash);
+	return nx_wait(np, &d, true);
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
 
@@ -298,7 +293,6 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
  * @timeout_us: budget for this datagram, in microseconds (capped at
  *	NETPOLL_XMIT_MAX_TIMEOUT_US): time to wait for the device before the
  *	send plus time to push the datagram out of the backlog after it
- * @crash: as for netpoll_xmit_wait_ready()
  *
  * Waits until the device can take a packet (see netpoll_xmit_wait_ready()),
  * sends with netpoll_send_udp() and, if netpoll parked the datagram on
@@ -315,13 +309,13 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_wait_ready);
  * budget ran out (it may still leave later, if the tx work runs).
  */
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
-		     unsigned int timeout_us, bool crash)
+		     unsigned int timeout_us)
 {
 	struct nx_deadline d;
 	int err;
 
 	nx_deadline_init(&d, timeout_us);
-	err = nx_wait(np, &d, true, crash);
+	err = nx_wait(np, &d, true);
 	if (err)
 		return err;
 
@@ -332,7 +326,7 @@ int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 	 * refused it.  Only the backlog matters here, not whether the queue
 	 * has room for the next datagram.
 	 */
-	err = nx_wait(np, &d, false, crash);
+	err = nx_wait(np, &d, false);
 	return err == -ETIMEDOUT || err == -EDEADLK ? -EINPROGRESS : err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
@@ -705,7 +699,6 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  * @msg: UDP payload
  * @len: bytes at @msg
  * @timeout_us: budget for this datagram, as for netpoll_xmit_udp()
- * @crash: as for netpoll_xmit_wait_ready()
  *
  * Builds the frame in a free skb of @pool and picks the tx queue the stack
  * would pick from this CPU.  Waits (bounded) until the queue runs and no
@@ -728,8 +721,7 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  * driver took the skb but dropped it.
  */
 int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
-			    const void *msg, int len, unsigned int timeout_us,
-			    bool crash)
+			    const void *msg, int len, unsigned int timeout_us)
 {
 	struct net_device *dev = np->dev;
 	unsigned int slot, headroom, l3, qi;
@@ -762,7 +754,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	for (;;) {
 		/* the skb is the driver's once it took it: read it before */
 		qi = skb_get_queue_mapping(skb);
-		err = nx_ready_step(dev, true, txq, crash, &nopoll);
+		err = nx_ready_step(dev, true, txq, &nopoll);
 		/* never from inside a NAPI poll of the device: recursion */
 		if (!err && netpoll_in_napi_poll(dev))
 			err = -EDEADLK;
@@ -826,7 +818,6 @@ static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
  * @np: the netpoll the datagrams were sent through
  * @pool: the pool netpoll_xmit_udp_pooled() sent them from
  * @timeout_us: longest wait, as for netpoll_xmit_wait_ready()
- * @crash: as for netpoll_xmit_wait_ready()
  *
  * netpoll_xmit_udp_pooled() returns once the driver took the datagram: it
  * then sits in the device's ring until the device fetches it.  What
@@ -846,7 +837,7 @@ static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
  * be polled (see netpoll_xmit_udp_pooled()), -ENODEV.
  */
 int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
-			    unsigned int timeout_us, bool crash)
+			    unsigned int timeout_us)
 {
 	struct net_device *dev = np->dev;
 	struct netdev_queue *txq;
@@ -867,7 +858,7 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			err = 0;
 			break;
 		}
-		err = nx_ready_step(dev, false, txq, crash, &nopoll);
+		err = nx_ready_step(dev, false, txq, &nopoll);
 		/* inside a NAPI poll of the device: netpoll cannot poll it */
 		if (err != -ENODEV && netpoll_in_napi_poll(dev))
 			err = -EDEADLK;

@@ -276,12 +276,12 @@ static int netoops_send_pkt(struct netpoll_target *nt, struct netoops_tx *tx,
 	if (tx->d->crash)
 		return netpoll_xmit_udp_pooled(&nt->np, netoops_target_pool(nt),
 					       tx->tb->pkt, len,
-					       netoops_xmit_timeout_us, true);
+					       netoops_xmit_timeout_us);
 	if (atomic_read(&netoops_crash_seq) != tx->crash_seq)
 		return -ECANCELED;
 	local_irq_save(flags);
 	err = netpoll_xmit_udp(&nt->np, tx->tb->pkt, len,
-			       netoops_xmit_timeout_us, false);
+			       netoops_xmit_timeout_us);
 	local_irq_restore(flags);
 	cond_resched();
 	return err;
@@ -371,8 +371,7 @@ out:
 		  div_u64(tx->deadline_ns - now, NSEC_PER_USEC) : 0;
 	if (any && tx->d->crash &&
 	    netpoll_xmit_pool_flush(&nt->np, pool,
-				    min_t(u64, netoops_xmit_timeout_us, left_us),
-				    true))
+				    min_t(u64, netoops_xmit_timeout_us, left_us)))
 		atomic64_inc(&netoops_stats.unflushed);
 	if (any)
 		tx->sent_to++;

@@ -14,8 +14,6 @@ struct netpoll_info;
 
 /* The other CPUs were stopped by panic(): a lock they hold stays held. */
 #define NETPOLL_TX_OTHERS_STOPPED	BIT(0)
-/* A crash is being reported: do not call into a driver whose lock is held. */
-#define NETPOLL_TX_CRASH		BIT(1)
 
 bool netpoll_tx_lock_busy(spinlock_t *lock, int owner);
 int netpoll_tx_check_locks(struct net_device *dev, struct netpoll_info *npinfo,

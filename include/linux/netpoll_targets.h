@@ -319,8 +319,8 @@ int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
  * @len:	its length, at most the interface MTU minus IP/UDP headers
  *
  * Uses the reliable transmit of netpoll_xmit when built in (bounded retries
- * while polling the device, so that a panic does not lose its tail; with
- * oops_in_progress the crash rules of netpoll_xmit_udp()), otherwise
+ * while polling the device, so that a panic does not lose its tail),
+ * otherwise
  * netpoll_send_udp().  The wait is 500 ms per datagram with
  * oops_in_progress, else 20 ms, and none once 4 datagrams in a row were
  * not taken in time, until one is again.  netpoll allocates the skb

@@ -47,10 +47,9 @@ struct netpoll_xmit_pool {
 /* Upper bound accepted for @timeout_us, so a bad caller cannot hang a crash. */
 #define NETPOLL_XMIT_MAX_TIMEOUT_US	(10 * USEC_PER_SEC)
 
-int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us,
-			    bool crash);
+int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us);
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
-		     unsigned int timeout_us, bool crash);
+		     unsigned int timeout_us);
 
 int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots);
 void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool);
@@ -59,9 +58,8 @@ void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
 int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool);
 unsigned int netpoll_xmit_pool_avail(const struct netpoll_xmit_pool *pool);
 int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
-			    const void *msg, int len, unsigned int timeout_us,
-			    bool crash);
+			    const void *msg, int len, unsigned int timeout_us);
 int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
-			    unsigned int timeout_us, bool crash);
+			    unsigned int timeout_us);
 
 #endif /* _LINUX_NETPOLL_XMIT_H */

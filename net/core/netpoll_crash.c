@@ -12,8 +12,9 @@
  * to the driver itself (netpoll_flush_txq()) and to transmit without
  * spinning (netpoll_tx_trylock_xmit()).
  *
- * Nothing here sleeps, allocates or prints, and no lock is waited for:
- * every lock is only tried.
+ * Nothing here sleeps or prints; every lock a driver or another CPU may
+ * hold is only tried.  netpoll_flush_txq() may allocate to push a VLAN tag
+ * into a frame.
  */
 
 #include <linux/export.h>
@@ -64,8 +65,7 @@ struct netpoll_lock_scan {
  * Account for one lock: held by this CPU (@owner) or, with the others
  * stopped, by anyone: stuck (-EDEADLK); held elsewhere: -EAGAIN.  A lock
  * the send does not need (@other: another queue of the device) only keeps
- * the caller from polling, whose NAPI handlers may take it, when it is
- * stuck or, in a crash, held at all.
+ * the caller from polling, whose NAPI handlers may take it.
  */
 static bool netpoll_scan_lock(struct netpoll_lock_scan *sc, spinlock_t *lock,
 			      int owner, bool other)
@@ -76,8 +76,7 @@ static bool netpoll_scan_lock(struct netpoll_lock_scan *sc, spinlock_t *lock,
 		return false;
 	stuck = owner == sc->cpu || (sc->flags & NETPOLL_TX_OTHERS_STOPPED);
 	if (other) {
-		if (stuck || (sc->flags & NETPOLL_TX_CRASH))
-			sc->nopoll = true;
+		sc->nopoll = true;
 		return false;
 	}
 	sc->ret = stuck ? -EDEADLK : -EAGAIN;
@@ -109,7 +108,7 @@ static int netpoll_scan_dev(struct net_device *dev,
  * @dev: the device netpoll sends through
  * @npinfo: @dev's netpoll info
  * @txq: the tx queue of @dev to send on, or NULL for any
- * @flags: NETPOLL_TX_OTHERS_STOPPED, NETPOLL_TX_CRASH
+ * @flags: NETPOLL_TX_OTHERS_STOPPED or 0
  * @nopoll: set when @dev must not be polled
  *
  * Looks at the locks a transmit through @dev may spin on: the lock of
@@ -117,8 +116,8 @@ static int netpoll_scan_dev(struct net_device *dev,
  * of every device below it (VLAN, bonding).  A lock is stuck when this CPU
  * holds it or, with NETPOLL_TX_OTHERS_STOPPED, when any CPU does.  With
  * @txq, the locks of @dev's other queues are not needed for the send; one
- * of them stuck, or with NETPOLL_TX_CRASH held at all, sets *@nopoll
- * instead, since the driver's NAPI handlers may take it.
+ * of them held sets *@nopoll instead, since the driver's NAPI handlers
+ * may take it.
  *
  * Not looked at: locks a driver takes otherwise (e.g. to refill its
  * receive ring), the allocator's.
@@ -206,11 +205,15 @@ EXPORT_SYMBOL_GPL(netpoll_tx_trylock_xmit);
  * Does what npinfo->tx_work would: dequeues the skbs of npinfo->txq, oldest
  * first, and hands each to the driver on the queue it is mapped to.  Stops
  * at the first skb the driver does not take, which goes back to the head
- * of the backlog (order matters to receivers), and at a lock held
- * elsewhere.  Does nothing inside a NAPI poll of @dev.  The caller checks
- * first that no lock the driver takes is stuck (netpoll_tx_check_locks()).
+ * of the backlog, and at a lock held elsewhere.  Does nothing inside a
+ * NAPI poll of @dev.  The caller checks first that no lock the driver
+ * takes is stuck (netpoll_tx_check_locks()).  Only @dev's own backlog is
+ * drained: a VLAN or bonding device parks its skbs on the backlog of the
+ * device below it, which this does not drain.
  *
- * Context: any, including NMI; under rcu_read_lock().
+ * Context: any; under rcu_read_lock().  An skb
+ * whose VLAN tag the device cannot insert gets it pushed into the frame,
+ * which may allocate, or free the skb (dev_kfree_skb_any(), not for NMI).
  * Return: true when the backlog is empty.
  */
 bool netpoll_flush_txq(struct net_device *dev, struct netpoll_info *npinfo)
@@ -255,12 +258,14 @@ bool netpoll_flush_txq(struct net_device *dev, struct netpoll_info *npinfo)
 		local_irq_restore(flags);
 
 		if (!dev_xmit_complete(rc)) {
-			if (spin_trylock_irqsave(&q->lock, flags)) {
-				__skb_queue_head(q, skb);
-				spin_unlock_irqrestore(&q->lock, flags);
-			} else {
-				dev_kfree_skb_any(skb);
-			}
+			/*
+			 * Back in front: order matters to receivers.  This CPU
+			 * held the lock a moment ago, so no context it
+			 * interrupted holds it, and no stopped CPU took it since.
+			 */
+			spin_lock_irqsave(&q->lock, flags);
+			__skb_queue_head(q, skb);
+			spin_unlock_irqrestore(&q->lock, flags);
 			break;
 		}
 	}
