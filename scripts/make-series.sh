@@ -11,8 +11,10 @@
 #   files      the project's files and directories it adds, one a line
 #   tree.diff  its changes to the tree's own files (Kconfig, Makefile,
 #              MAINTAINERS, indexes), applied with git apply
-# Commits carry the dates of the project's last commit, so the same
-# sources give the same patches.  Each patch goes through the tree's
+# After the last patch, every project file that a steps/*/files lists
+# must be in the tree byte for byte, or the script fails.  Commits carry
+# the dates of the project's last commit, so the same sources give the
+# same patches.  Each patch goes through the tree's
 # scripts/checkpatch.pl --strict: out/series/checkpatch.log has the
 # reports, and the last line printed counts the patches with findings.
 #
@@ -104,6 +106,24 @@ while read -r p; do
 		;;
 	esac
 done < "$root/patches/series"
+
+# The series must end with the project's files as they are: a step's files
+# that a later patch changes, or that no step in patches/series added,
+# would make the patches describe another driver than the project's.
+differ=0
+for d in "$root"/patches/steps/*/; do
+	[ -f "$d/files" ] || continue
+	while read -r f; do
+		case $f in ''|'#'*) continue ;; esac
+		while IFS= read -r -d '' p; do
+			if ! cmp -s "$root/$p" "$tree/$p"; then
+				echo "series: error: $p: the series' last tree differs from the project's (patches/steps/$(basename "$d")/files)" >&2
+				differ=$((differ + 1))
+			fi
+		done < <(git -C "$root" ls-files -z -- "$f")
+	done < "$d/files"
+done
+[ "$differ" -eq 0 ] || die "$differ project file(s) differ at the end of the series"
 
 rm -rf "$out"
 mkdir -p "$out"
