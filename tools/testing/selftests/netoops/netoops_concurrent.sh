@@ -91,7 +91,8 @@ nl_log "$(cat "$NL_TMP/dumper.done") soft dumps ($ndumps sent) during $CYCLES en
 	"cycles, $(( $(date +%s) - t0 )) s"
 [ "$ndumps" -ge 2 ] || nl_fail "only $ndumps dumps were sent during the churn"
 [ "$(stat_of errors)" = "$e0" ] ||
-	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors), of which timeouts $t0 -> $(stat_of timeouts)"
+	nl_fail "datagrams failed during the churn: errors $e0 -> $(stat_of errors)," \
+		"of which timeouts $t0 -> $(stat_of timeouts)"
 sent=$(( $(stat_of packets) - p0 ))
 arrived() { echo $(( $(received) + $(rcvbuf_errors) - rb0 )); }
 all_arrived() { test "$(arrived)" -ge "$sent"; }

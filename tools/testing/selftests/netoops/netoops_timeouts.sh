@@ -59,7 +59,8 @@ nl_log "stats: $(tr '\n' ' ' < $P/stats)"
 [ "$p1" = "$p0" ] ||
 	nl_fail "packets $p0 -> $p1: a datagram went out while the lock was held"
 [ $((e1 - e0)) = $((t1 - t0)) ] ||
-	nl_fail "errors went up by $((e1 - e0)), timeouts by $((t1 - t0)): every error was a timeout"
+	nl_fail "errors went up by $((e1 - e0)), timeouts by $((t1 - t0)):" \
+		"every error was to be a timeout"
 [ "$l1" = "$l0" ] ||
 	nl_fail "a lock held by a running CPU was counted as stuck (locked $l0 -> $l1)"
 
