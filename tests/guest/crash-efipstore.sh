@@ -62,7 +62,9 @@ mount -t efivarfs efivarfs /sys/firmware/efi/efivars ||
 	{ echo "CT-ERROR no efivarfs"; exit 1; }
 if [ -e '"$bootvar"' ]; then
 	echo "BOOT2 backends=$(cat /sys/module/pstore/parameters/backend)"
-	for f in /sys/fs/pstore/*; do echo "PSTORE2 $(basename "$f")"; done
+	for f in /sys/fs/pstore/*; do
+		[ -e "$f" ] && echo "PSTORE2 $(basename "$f")"
+	done
 	for f in /sys/firmware/efi/efivars/dump-*; do
 		[ -e "$f" ] && echo "EFIVAR $(basename "$f") $(wc -c < "$f")"
 	done
