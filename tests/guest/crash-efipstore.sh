@@ -23,6 +23,10 @@
 # crash, and removing them from /sys/fs/pstore erases their variables.
 # The run also prints the firmware's share of the reboot: the host's time
 # from the panic's last kernel line to the second boot's banner.
+#
+# Under TCG OVMF costs about 3.5 s a boot: QEMU's start to the debug
+# kernel's banner took 4.7-5.1 s against 1.3-1.8 s with SeaBIOS (2 loaded
+# cores, December 2026); a run took 27-46 s, crash-ramoops 15-28 s.
 set -euo pipefail
 source "$(dirname "$0")/crash-lib.sh"
 [ $# -eq 1 ] || gh_die "usage: $0 KERNEL"
