@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything netoops needs on a fresh Debian 12 machine: toolchain,
-# userspace libraries, QEMU and busybox for guests, Debian packaging tools
-# (make deb, tests/packaging), chromium for the dashboard's browser test
+# userspace libraries, QEMU and busybox for guests (OVMF for the debug
+# kernel's efi_pstore test), Debian packaging tools (make deb,
+# tests/packaging), chromium for the dashboard's browser test
 # (tools/netoops/tests-web), and the Debian 6.12 and
 # 6.1 kernel images with their headers. Idempotent: a second run only checks.
 set -euo pipefail
@@ -14,7 +15,7 @@ PKGS=(
 	libcmocka-dev libsqlite3-dev sqlite3 zlib1g-dev libmicrohttpd-dev
 	libjansson-dev libpcap-dev libpq-dev
 	postgresql-15
-	qemu-system-x86 busybox-static cpio xz-utils zstd kmod iproute2
+	qemu-system-x86 ovmf busybox-static cpio xz-utils zstd kmod iproute2
 	bc flex bison libelf-dev libssl-dev dwarves python3
 	sparse
 	chromium

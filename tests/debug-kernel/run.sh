@@ -15,8 +15,10 @@
 #      slower than Debian's); kmemleak scans at the end of each
 #      guest; a test's leftover targets are removed before the next
 #   2. every crash test of the Debian kernels' run, sysrq-c once
-#      (DK_SYSRQ_RUNS, default 1; DK_CRASH_TESTS to pick some), and
-#      crash-ramoops (one panic in ramoops and in the collector)
+#      (DK_SYSRQ_RUNS, default 1; DK_CRASH_TESTS to pick some),
+#      crash-ramoops (one panic in ramoops and in the collector) and
+#      crash-efipstore (the same with efi_pstore, the guest booted by
+#      OVMF)
 #   3. a splat scan of every guest's serial console: each kselftest's part
 #      of the log must hold no WARNING/BUG/lockdep/KASAN/ODEBUG/kmemleak
 #      report at all; the guests that crash on purpose none of the debug
@@ -257,8 +259,9 @@ done
 # whose lock the interrupted context holds and to switch lock debugging
 # off once panic() has stopped the other CPUs (as panic() itself does
 # before it flushes the consoles).
-# ramoops: only this kernel has pstore's multi-backend patch.
-for t in ${DK_CRASH_TESTS:-$GH_CRASH_TESTS_ALL ramoops}; do
+# ramoops, efipstore: only this kernel has pstore's multi-backend patch
+# (and EFI, for efi_pstore under OVMF).
+for t in ${DK_CRASH_TESTS:-$GH_CRASH_TESTS_ALL ramoops efipstore}; do
 	echo "# crash-$t on $ver"
 	if [ "$t" = sysrq ]; then
 		"$root/tests/guest/crash-sysrq.sh" "$ver" "${DK_SYSRQ_RUNS:-1}" || true
