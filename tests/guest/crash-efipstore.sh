@@ -93,6 +93,7 @@ printf "\007\000\000\000boot1" > '"$bootvar"' ||
 	{ echo "CT-ERROR cannot write '"$bootvar"'"; exit 1; }
 echo "netoops-efipstore-marker $(cat /proc/sys/kernel/random/boot_id)" > /dev/kmsg
 echo "MARKER netoops-efipstore-marker $(cat /proc/sys/kernel/random/boot_id)"
+g_out_drain
 echo c > /proc/sysrq-trigger'
 
 efipstore_check()
@@ -121,15 +122,7 @@ efipstore_check()
 	n=$(echo "$recs" | grep -c '^EFIPSTORE-BEGIN ' || true)
 	[ "$n" -gt 0 ] || { echo "no efi_pstore record after the reboot"; return 1; }
 	echo "efi_pstore records: $n, $(echo "$recs" | grep -v '^EFIPSTORE-' | wc -l) lines"
-	echo "$recs" | grep -qF "$marker" || {
-		echo "the efi_pstore records lack the marker '$marker'"
-		return 1
-	}
-	echo "$recs" | grep -q 'Kernel panic - not syncing: sysrq triggered crash' || {
-		echo "the efi_pstore records lack the panic line"
-		return 1
-	}
-	echo "the efi_pstore records hold the marker and the panic line"
+	ct_pstore_records_check "efi_pstore records" "$recs" "$marker" || return 1
 	n=$(sed -n 's/^EFIVARS-AFTER-RM //p' "$b2")
 	[ "$n" = 0 ] || {
 		echo "efi_pstore variables left after removing the records: '$n'"

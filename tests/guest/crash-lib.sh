@@ -399,6 +399,24 @@ ct_reboot_check()
 	[ "$(echo "$t1 - $t0 <= $max" | bc)" = 1 ]
 }
 
+# ct_pstore_records_check WHAT TEXT MARKER: TEXT, the pstore records
+# (WHAT) the second boot printed, holds MARKER and the panic line of a
+# sysrq crash; says which is missing.
+ct_pstore_records_check()
+{
+	local what=$1 text=$2 marker=$3
+
+	echo "$text" | grep -qF "$marker" || {
+		echo "$what: no marker '$marker'"
+		return 1
+	}
+	echo "$text" | grep -q 'Kernel panic - not syncing: sysrq triggered crash' || {
+		echo "$what: no panic line"
+		return 1
+	}
+	echo "$what: the marker and the panic line"
+}
+
 # ct_main SCENARIO KERNEL TRIGGER [APPEND]: one netoops crash test in a
 # fresh guest of KERNEL, recorded as crash/<ver>/SCENARIO.  A missing piece
 # (module, collector) is a failure that names it, never a silent pass.

@@ -59,15 +59,7 @@ ramoops_check()
 	rec=$(sed -n '/^RAMOOPS-BEGIN /,/^RAMOOPS-END$/p' "$b2")
 	[ -n "$rec" ] || { echo "no ramoops record after the reboot"; return 1; }
 	echo "ramoops record: $(echo "$rec" | wc -l) lines"
-	echo "$rec" | grep -qF "$marker" || {
-		echo "ramoops record lacks the marker '$marker'"
-		return 1
-	}
-	echo "$rec" | grep -q 'Kernel panic - not syncing: sysrq triggered crash' || {
-		echo "ramoops record lacks the panic line"
-		return 1
-	}
-	echo "ramoops record holds the marker and the panic line"
+	ct_pstore_records_check "ramoops record" "$rec" "$marker"
 }
 
 export GH_REBOOT=1 CT_REBOOTS=1 CT_LOG_MODE=panic CT_EXPECT_REASON=panic

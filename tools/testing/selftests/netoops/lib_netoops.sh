@@ -135,6 +135,15 @@ nl_require_module()
 }
 
 # nl_configfs: make sure configfs is mounted at NL_CFS.
+# nl_require_crashtest: load the test-only netoops_crashtest module (tests/
+# modules), whose control file is /proc/netoops_crashtest, or skip.
+nl_require_crashtest()
+{
+	[ -e /proc/netoops_crashtest ] || modprobe netoops_crashtest 2>/dev/null ||
+		nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
+	[ -e /proc/netoops_crashtest ] || nl_skip "/proc/netoops_crashtest missing"
+}
+
 nl_configfs()
 {
 	[ -d "$NL_CFS" ] || nl_skip "$NL_CFS missing: kernel without CONFIG_CONFIGFS_FS"

@@ -14,9 +14,7 @@ CT=/proc/netoops_crashtest
 nl_require_root
 nl_require_cmd ip od
 nl_require_module netoops
-[ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
-	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
-[ -e "$CT" ] || nl_skip "$CT missing"
+nl_require_crashtest
 trap 'rc=$?; echo 0 > $P/oneshot; nl_cleanup "$rc"' EXIT
 
 nl_setup_veth

@@ -15,9 +15,7 @@ CT=/proc/netoops_crashtest
 nl_require_root
 nl_require_cmd ip od
 nl_require_module netoops
-[ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
-	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
-[ -e "$CT" ] || nl_skip "$CT missing"
+nl_require_crashtest
 [ "$(cat /sys/module/pstore/parameters/backend 2>/dev/null)" = netoops ] ||
 	nl_skip "pstore backend is '$(cat /sys/module/pstore/parameters/backend 2>/dev/null)'," \
 		"not netoops (boot with pstore.backend=netoops)"

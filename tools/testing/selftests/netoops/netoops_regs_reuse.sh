@@ -19,9 +19,7 @@ CT=/proc/netoops_crashtest
 nl_require_root
 nl_require_cmd ip od taskset
 nl_require_module netoops
-[ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
-	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
-[ -e "$CT" ] || nl_skip "$CT missing"
+nl_require_crashtest
 oldpoo=$(cat /proc/sys/kernel/panic_on_oops)
 trap 'rc=$?; echo "$oldpoo" > /proc/sys/kernel/panic_on_oops; nl_cleanup "$rc"' EXIT
 

@@ -18,9 +18,7 @@ CT=/proc/netoops_crashtest
 nl_require_root
 nl_require_cmd ip od taskset
 nl_require_module netoops
-[ -e "$CT" ] || modprobe netoops_crashtest 2>/dev/null ||
-	nl_skip "netoops_crashtest not available: build tests/modules (test-only module)"
-[ -e "$CT" ] || nl_skip "$CT missing"
+nl_require_crashtest
 [ "$(nproc)" -ge 2 ] || nl_skip "needs 2 CPUs: the lock holder runs on CPU 1"
 xmit0=$(cat $P/xmit_timeout_us)
 trap 'rc=$?; echo release > $CT; echo "$xmit0" > $P/xmit_timeout_us; nl_cleanup "$rc"' EXIT
