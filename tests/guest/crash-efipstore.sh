@@ -98,14 +98,9 @@ echo c > /proc/sysrq-trigger'
 
 efipstore_check()
 {
-	local b2=$CT_DIR/results-boot2.log marker backends recs n t0 t1
+	local b2=$CT_DIR/results-boot2.log marker recs n t0 t1
 
-	backends=$(sed -n 's/^BACKENDS //p' "$CT_DIR/results.log" | tr -d '\r')
-	echo "boot 1: pstore backends '$backends'"
-	[ "$backends" = "efi_pstore,netoops" ] || {
-		echo "netoops and efi_pstore were not both registered"
-		return 1
-	}
+	ct_pstore_backends_check efi_pstore,netoops || return 1
 	grep '^BOOT2 \|^PSTORE2 \|^EFIVAR ' "$b2" || true
 	echo "efi_pstore's variables: $(grep -c '^EFIVAR ' "$b2" || true), $(awk '
 		/^EFIVAR / { n += $3 } END { print n + 0 }' "$b2") bytes (efivarfs)"

@@ -399,6 +399,20 @@ ct_reboot_check()
 	[ "$(echo "$t1 - $t0 <= $max" | bc)" = 1 ]
 }
 
+# ct_pstore_backends_check LIST: the first boot's BACKENDS line (pstore's
+# backend parameter) reads LIST: every backend named there registered.
+ct_pstore_backends_check()
+{
+	local got
+
+	got=$(sed -n 's/^BACKENDS //p' "$CT_DIR/results.log" | tr -d '\r')
+	echo "boot 1: pstore backends '$got'"
+	[ "$got" = "$1" ] || {
+		echo "pstore backends '$got', not '$1': not all registered"
+		return 1
+	}
+}
+
 # ct_pstore_records_check WHAT TEXT MARKER: TEXT, the pstore records
 # (WHAT) the second boot printed, holds MARKER and the panic line of a
 # sysrq crash; says which is missing.

@@ -46,14 +46,9 @@ echo c > /proc/sysrq-trigger'
 
 ramoops_check()
 {
-	local b2=$CT_DIR/results-boot2.log marker backends rec
+	local b2=$CT_DIR/results-boot2.log marker rec
 
-	backends=$(sed -n 's/^BACKENDS //p' "$CT_DIR/results.log" | tr -d '\r')
-	echo "boot 1: pstore backends '$backends'"
-	[ "$backends" = "ramoops,netoops" ] || {
-		echo "netoops did not register beside ramoops"
-		return 1
-	}
+	ct_pstore_backends_check ramoops,netoops || return 1
 	grep '^BOOT2 \|^PSTORE2 ' "$b2" || true
 	marker=$(sed -n 's/^MARKER //p' "$CT_DIR/results.log" | tr -d '\r')
 	rec=$(sed -n '/^RAMOOPS-BEGIN /,/^RAMOOPS-END$/p' "$b2")
