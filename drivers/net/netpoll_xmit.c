@@ -41,10 +41,10 @@
  * stopped while the device may not be polled, for another one.  A lock
  * held by a CPU that runs is waited for, within the budget, before calling
  * into the driver, and the device is not polled meanwhile: its tx poll
- * may spin on that lock (virtio-net's does), with interrupts off here.  Not checked: locks a driver
- * takes otherwise (e.g. virtio-net's refill_lock when an atomic refill
- * fails; e1000's disable_hardirq() in its poll controller), the
- * allocator's.
+ * may spin on that lock (virtio-net's does), with interrupts off here.
+ * Not checked: locks a driver takes otherwise (e.g. virtio-net's
+ * refill_lock when an atomic refill fails; e1000's disable_hardirq() in
+ * its poll controller), the allocator's.
  *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
@@ -264,8 +264,9 @@ static int nx_wait(struct netpoll *np, struct nx_deadline *d, bool need_txq)
  *
  * Polls the device and, when its tx work cannot run (interrupts disabled
  * or a crash in progress), drains npinfo->txq itself, until the backlog is
- * empty and a tx queue of the device can take a packet.  Neither while a
- * lock the driver may take is held (see the top of this file).
+ * empty and a tx queue of the device can take a packet.  While a lock the
+ * driver may take is held elsewhere it only waits (see the top of this
+ * file).
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  The caller keeps @np set up for the duration of the
