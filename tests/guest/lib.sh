@@ -12,7 +12,8 @@
 #                              boot a guest that runs script TEST; serial
 #                              console in out/runs/NAME/serial.log, the
 #                              script's own output (a second serial port) in
-#                              out/runs/NAME/results.log
+#                              out/runs/NAME/results.log, every frame eth0
+#                              sent or got in out/runs/NAME/eth0.pcap
 #   gh_collector_start DIR     start netoopsd on 127.0.0.1:<free port>
 #   gh_collector_stop
 #   GH_EXT_ROOT, GH_EXT_FILES  modules and programs from an installed root
@@ -442,6 +443,7 @@ gh_boot()
 		-append "console=ttyS0,115200 panic=1 no_timer_check maxcpus=1 no_ipi_broadcast=1 tsc=unstable $append" \
 		-serial "file:$run/serial.log" -serial "file:$run/results.log" \
 		-netdev user,id=n0 \
+		-object "filter-dump,id=d0,netdev=n0,file=$run/eth0.pcap" \
 		-device virtio-net-pci,netdev=n0,mac=$GH_USER_MAC \
 		-netdev hubport,id=w1,hubid=1 \
 		-device virtio-net-pci,netdev=w1,mac=$GH_WIRE_MAC1 \
