@@ -991,6 +991,12 @@ int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 		nt->xmit_stalls = min(nt->xmit_stalls + 1, NPT_XMIT_MAX_STALLS);
 	else if (!err)
 		nt->xmit_stalls = 0;
+	/* not sent: netpoll's tx work sends it once the device takes it */
+	if (err == -ETIMEDOUT || err == -EDEADLK) {
+		err = netpoll_xmit_udp_park(&nt->np, payload, len);
+		if (!err)
+			err = -EINPROGRESS;
+	}
 	return err;
 }
 EXPORT_SYMBOL_GPL(netpoll_target_send);

@@ -46,6 +46,11 @@
  * refill_lock when an atomic refill fails; e1000's disable_hardirq() in
  * its poll controller), the allocator's.
  *
+ * Outside a crash, a sender that may not wait any longer can leave the
+ * datagram to netpoll's tx work instead of dropping it
+ * (netpoll_xmit_udp_park()): queued behind the backlog, it goes out in
+ * order once the device takes packets.
+ *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
  * and, should that clock not advance, by an iteration count of
@@ -73,6 +78,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <linux/workqueue.h>
 #include <net/checksum.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
@@ -789,6 +795,75 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	return err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
+
+/**
+ * netpoll_xmit_udp_park - leave one UDP datagram to netpoll's tx work
+ * @np: a netpoll that has been set up (np->dev valid)
+ * @msg: UDP payload
+ * @len: bytes at @msg
+ *
+ * Builds the datagram in a new skb and queues it at the tail of netpoll's
+ * backlog (npinfo->txq).  netpoll's tx work hands the backlog to the
+ * driver in order once the device takes packets, as it does with what
+ * netpoll_send_skb() parks; a later netpoll_xmit_*() call with interrupts
+ * disabled drains it too.  Nothing calls into the driver here.  For a
+ * sender outside a crash that may not wait for the device any longer: in
+ * a crash the work never runs.  At most NETPOLL_XMIT_BACKLOG_MAX skbs
+ * wait in the backlog.
+ *
+ * Context: any, but not in a crash; does not sleep or print.  Allocates
+ * the skb with GFP_ATOMIC; the backlog's lock is only tried.
+ *
+ * Return: 0 when the datagram is queued; nothing was queued on -ENODEV
+ * (device down or without netpoll info), -EINVAL (@len negative),
+ * -ENOBUFS (backlog full, or no skb) or -EBUSY (backlog's lock held).
+ */
+int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
+{
+	struct net_device *dev = np->dev;
+	struct netpoll_info *npinfo;
+	unsigned int head;
+	struct sk_buff *skb;
+	unsigned long flags;
+	int err = 0;
+
+	if (!dev)
+		return -ENODEV;
+	if (len < 0)
+		return -EINVAL;
+	head = LL_RESERVED_SPACE(dev) + sizeof(struct udphdr) +
+	       (np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	rcu_read_lock();
+	npinfo = rcu_dereference_bh(dev->npinfo);
+	if (!npinfo || !netif_running(dev) || !netif_device_present(dev)) {
+		err = -ENODEV;
+		goto out;
+	}
+	if (skb_queue_len_lockless(&npinfo->txq) >= NETPOLL_XMIT_BACKLOG_MAX) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	skb = alloc_skb(head + len + dev->needed_tailroom, GFP_ATOMIC);
+	if (!skb) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	skb_reserve(skb, head);
+	nx_build_udp(np, skb, msg, len);
+	nx_pick_txq(dev, skb);
+	if (!spin_trylock_irqsave(&npinfo->txq.lock, flags)) {
+		kfree_skb(skb);
+		err = -EBUSY;
+		goto out;
+	}
+	__skb_queue_tail(&npinfo->txq, skb);
+	spin_unlock_irqrestore(&npinfo->txq.lock, flags);
+	schedule_delayed_work(&npinfo->tx_work, 0);
+out:
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(netpoll_xmit_udp_park);
 
 /*
  * Bytes the driver took on @txq so far, and whether the device has

@@ -318,20 +318,22 @@ int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
  * @payload:	the UDP payload, prepared by the caller
  * @len:	its length, at most the interface MTU minus IP/UDP headers
  *
- * Uses the reliable transmit of netpoll_xmit when built in (bounded retries
- * while polling the device, so that a panic does not lose its tail),
- * otherwise
- * netpoll_send_udp().  The wait is 500 ms per datagram with
- * oops_in_progress, else 20 ms, and none once 4 datagrams in a row were
- * not taken in time, until one is again.  netpoll allocates the skb
- * (GFP_ATOMIC, else from its pool); no sleeping, no printk.  Must be
- * called with interrupts disabled (as inside
+ * Uses the reliable transmit of netpoll_xmit (bounded waits while polling
+ * the device, so that a panic does not lose its tail).  The wait is 500 ms
+ * per datagram with oops_in_progress, else 20 ms, and none once 4
+ * datagrams in a row were not taken in time, until one is again.  Outside
+ * a crash, a datagram the device did not take in time, or that a lock
+ * held by this CPU kept from the driver, is left to netpoll's tx work
+ * (netpoll_xmit_udp_park()), which sends it once the device takes it.
+ * netpoll allocates the skb (GFP_ATOMIC, else from its pool); no sleeping,
+ * no printk.  Must be called with interrupts disabled (as inside
  * netpoll_targets_walk_enabled()).
  *
  * Return: 0 if the datagram was handed to the device, or a negative errno
  * (-ENETDOWN when the target is not usable, -EDEADLK when a lock the
  * driver takes is stuck, -ETIMEDOUT when the device did not take it,
- * -EINPROGRESS when it is still in netpoll's backlog).
+ * -EINPROGRESS when it is in netpoll's backlog; outside a crash,
+ * -ENOBUFS or -EBUSY when it could not be left there either).
  */
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len);

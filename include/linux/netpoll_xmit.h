@@ -47,9 +47,13 @@ struct netpoll_xmit_pool {
 /* Upper bound accepted for @timeout_us, so a bad caller cannot hang a crash. */
 #define NETPOLL_XMIT_MAX_TIMEOUT_US	(10 * USEC_PER_SEC)
 
+/* Most skbs netpoll_xmit_udp_park() leaves in netpoll's backlog. */
+#define NETPOLL_XMIT_BACKLOG_MAX	1024
+
 int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us);
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
 		     unsigned int timeout_us);
+int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len);
 
 int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots);
 void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool);
