@@ -43,8 +43,11 @@ echo release > $CT || nl_fail "release refused"
 received() { grep -o "busy $NL_TAG [0-9]*" "$NL_TMP/rx" | cut -d' ' -f3; }
 all_in() { [ "$(received | wc -l)" -ge $N ]; }
 if ! nl_wait_for 20 all_in; then
-	nl_fail "$(received | wc -l) of $N messages arrived; missing:" \
-		"$(seq 1 $N | grep -vxF -f <(received; echo 0) | tr '\n' ' ')"
+	missing=""
+	for i in $(seq 1 $N); do
+		received | grep -qx "$i" || missing="$missing $i"
+	done
+	nl_fail "$(received | wc -l) of $N messages arrived; missing:$missing"
 fi
 [ "$(received | tr '\n' ' ')" = "$(seq 1 $N | tr '\n' ' ')" ] ||
 	nl_fail "out of order or repeated: $(received | tr '\n' ' ')"
