@@ -48,8 +48,12 @@
  *
  * Outside a crash, a sender that may not wait any longer can leave the
  * datagram to netpoll's tx work instead of dropping it
- * (netpoll_xmit_udp_park()): queued behind the backlog, it goes out in
- * order once the device takes packets.
+ * (netpoll_xmit_udp_park()): queued behind the backlog, it goes out once
+ * the device takes packets.  In order, but for one case: netpoll's tx work
+ * takes an skb off the backlog before it takes the queue's lock, and a
+ * datagram sent meanwhile, from another CPU or an interrupt, goes first.
+ * Once a crash is being reported, the parked datagrams are unlinked from
+ * the backlog unsent: the crash's own come first.
  *
  * Time bounds: every wait is bounded by the caller's @timeout_us (capped at
  * NETPOLL_XMIT_MAX_TIMEOUT_US), measured with the NMI-safe monotonic clock
@@ -195,6 +199,39 @@ static bool nx_txq_runs(const struct netdev_queue *txq, bool drv)
 }
 
 /*
+ * What netpoll_xmit_udp_park() writes in the control buffer of the skbs it
+ * queues, which are nobody else's until netpoll hands them to the driver.
+ */
+struct nx_park_cb {
+	u32 magic;
+};
+
+#define NX_PARK_MAGIC	0x6e787061	/* "nxpa" */
+#define NX_PARK_CB(skb)	((struct nx_park_cb *)(skb)->cb)
+
+/*
+ * Once a crash is being reported, the datagrams parked before it are old
+ * log lines (a dump holds the log anyway): unlink them from the backlog so
+ * that the crash's own datagrams get the device.  They are not freed (the
+ * allocator's locks may be held by the crashed context or a stopped CPU);
+ * the backlog's lock is only tried.
+ */
+static void nx_unlink_parked(struct netpoll_info *npinfo)
+{
+	struct sk_buff *skb, *tmp;
+	unsigned long flags;
+
+	if (!oops_in_progress || skb_queue_empty_lockless(&npinfo->txq) ||
+	    !spin_trylock_irqsave(&npinfo->txq.lock, flags))
+		return;
+	skb_queue_walk_safe(&npinfo->txq, skb, tmp) {
+		if (NX_PARK_CB(skb)->magic == NX_PARK_MAGIC)
+			__skb_unlink(skb, &npinfo->txq);
+	}
+	spin_unlock_irqrestore(&npinfo->txq.lock, flags);
+}
+
+/*
  * One step of waiting: returns 0 when the backlog of @dev is empty and, if
  * @need_txq, @txq (any queue if NULL) can take a packet; -EAGAIN when not
  * yet (*@nopoll when the device must not be polled: a lock its handlers
@@ -219,6 +256,7 @@ static int nx_ready_step(struct net_device *dev, bool need_txq,
 		return err;
 	}
 
+	nx_unlink_parked(npinfo);
 	empty = skb_queue_empty_lockless(&npinfo->txq);
 	if (!empty && nx_backlog_is_ours())
 		empty = netpoll_flush_txq(dev, npinfo);
@@ -807,22 +845,24 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
  * driver in order once the device takes packets, as it does with what
  * netpoll_send_skb() parks; a later netpoll_xmit_*() call with interrupts
  * disabled drains it too.  Nothing calls into the driver here.  For a
- * sender outside a crash that may not wait for the device any longer: in
- * a crash the work never runs.  At most NETPOLL_XMIT_BACKLOG_MAX skbs
- * wait in the backlog.
+ * sender outside a crash that may not wait for the device any longer.
+ * Once a crash is being reported, the datagrams parked here are taken off
+ * the backlog, unsent, before the crash's own.  At most
+ * NETPOLL_XMIT_BACKLOG_MAX skbs wait in the backlog.
  *
- * Context: any, but not in a crash; does not sleep or print.  Allocates
- * the skb with GFP_ATOMIC; the backlog's lock is only tried.
+ * Context: interrupts disabled, not NMI, not in a crash; does not sleep
+ * or print.  Allocates the skb with GFP_ATOMIC (no pool).  The backlog's
+ * lock is tried for at most NETPOLL_XMIT_PARK_LOCK_TRIES us.
  *
  * Return: 0 when the datagram is queued; nothing was queued on -ENODEV
  * (device down or without netpoll info), -EINVAL (@len negative),
- * -ENOBUFS (backlog full, or no skb) or -EBUSY (backlog's lock held).
+ * -ENOBUFS (backlog full, or no skb) or -EBUSY (backlog's lock busy).
  */
 int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 {
 	struct net_device *dev = np->dev;
 	struct netpoll_info *npinfo;
-	unsigned int head;
+	unsigned int head, tries = 0;
 	struct sk_buff *skb;
 	unsigned long flags;
 	int err = 0;
@@ -834,7 +874,7 @@ int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 	head = LL_RESERVED_SPACE(dev) + sizeof(struct udphdr) +
 	       (np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	rcu_read_lock();
-	npinfo = rcu_dereference_bh(dev->npinfo);
+	npinfo = rcu_dereference(dev->npinfo);
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev)) {
 		err = -ENODEV;
 		goto out;
@@ -843,7 +883,8 @@ int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 		err = -ENOBUFS;
 		goto out;
 	}
-	skb = alloc_skb(head + len + dev->needed_tailroom, GFP_ATOMIC);
+	skb = alloc_skb(head + len + dev->needed_tailroom,
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
 		err = -ENOBUFS;
 		goto out;
@@ -851,10 +892,14 @@ int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 	skb_reserve(skb, head);
 	nx_build_udp(np, skb, msg, len);
 	nx_pick_txq(dev, skb);
-	if (!spin_trylock_irqsave(&npinfo->txq.lock, flags)) {
-		kfree_skb(skb);
-		err = -EBUSY;
-		goto out;
+	NX_PARK_CB(skb)->magic = NX_PARK_MAGIC;
+	while (!spin_trylock_irqsave(&npinfo->txq.lock, flags)) {
+		if (++tries > NETPOLL_XMIT_PARK_LOCK_TRIES) {
+			kfree_skb(skb);
+			err = -EBUSY;
+			goto out;
+		}
+		udelay(1);
 	}
 	__skb_queue_tail(&npinfo->txq, skb);
 	spin_unlock_irqrestore(&npinfo->txq.lock, flags);

@@ -325,15 +325,16 @@ int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
  * a crash, a datagram the device did not take in time, or that a lock
  * held by this CPU kept from the driver, is left to netpoll's tx work
  * (netpoll_xmit_udp_park()), which sends it once the device takes it.
- * netpoll allocates the skb (GFP_ATOMIC, else from its pool); no sleeping,
- * no printk.  Must be called with interrupts disabled (as inside
- * netpoll_targets_walk_enabled()).
+ * netpoll allocates the skb (GFP_ATOMIC, else from its pool), or, for a
+ * parked datagram, netpoll_xmit_udp_park() does (GFP_ATOMIC, no pool); no
+ * sleeping, no printk.  Must be called with interrupts disabled (as
+ * inside netpoll_targets_walk_enabled()), not from NMI outside a crash.
  *
  * Return: 0 if the datagram was handed to the device, or a negative errno
  * (-ENETDOWN when the target is not usable, -EDEADLK when a lock the
  * driver takes is stuck, -ETIMEDOUT when the device did not take it,
  * -EINPROGRESS when it is in netpoll's backlog; outside a crash,
- * -ENOBUFS or -EBUSY when it could not be left there either).
+ * -ENODEV, -ENOBUFS or -EBUSY when it could not be left there either).
  */
 int netpoll_target_send(struct netpoll_target *nt, const void *payload,
 			int len);

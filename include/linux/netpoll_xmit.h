@@ -49,6 +49,8 @@ struct netpoll_xmit_pool {
 
 /* Most skbs netpoll_xmit_udp_park() leaves in netpoll's backlog. */
 #define NETPOLL_XMIT_BACKLOG_MAX	1024
+/* How long, in 1 us tries, it tries the backlog's lock. */
+#define NETPOLL_XMIT_PARK_LOCK_TRIES	1000
 
 int netpoll_xmit_wait_ready(struct netpoll *np, unsigned int timeout_us);
 int netpoll_xmit_udp(struct netpoll *np, const void *msg, int len,
