@@ -851,7 +851,7 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp_pooled);
  * NETPOLL_XMIT_BACKLOG_MAX skbs wait in the backlog.
  *
  * Context: interrupts disabled, not NMI, not in a crash; does not sleep
- * or print.  Allocates the skb with GFP_ATOMIC (no pool).  The backlog's
+ * or print.  Allocates the skb with GFP_NOWAIT (no pool).  The backlog's
  * lock is tried for at most NETPOLL_XMIT_PARK_LOCK_TRIES us.
  *
  * Return: 0 when the datagram is queued; nothing was queued on -ENODEV
@@ -883,8 +883,9 @@ int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 		err = -ENOBUFS;
 		goto out;
 	}
+	/* no reserves: those are for the drivers' receive rings */
 	skb = alloc_skb(head + len + dev->needed_tailroom,
-			GFP_ATOMIC | __GFP_NOWARN);
+			GFP_NOWAIT | __GFP_NOWARN);
 	if (!skb) {
 		err = -ENOBUFS;
 		goto out;

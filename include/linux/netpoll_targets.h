@@ -326,7 +326,7 @@ int netpoll_targets_walk_enabled_pinned(struct netpoll_targets *nts,
  * held by this CPU kept from the driver, is left to netpoll's tx work
  * (netpoll_xmit_udp_park()), which sends it once the device takes it.
  * netpoll allocates the skb (GFP_ATOMIC, else from its pool), or, for a
- * parked datagram, netpoll_xmit_udp_park() does (GFP_ATOMIC, no pool); no
+ * parked datagram, netpoll_xmit_udp_park() does (GFP_NOWAIT, no pool); no
  * sleeping, no printk.  Must be called with interrupts disabled (as
  * inside netpoll_targets_walk_enabled()), not from NMI outside a crash.
  *

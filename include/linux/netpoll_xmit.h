@@ -47,8 +47,12 @@ struct netpoll_xmit_pool {
 /* Upper bound accepted for @timeout_us, so a bad caller cannot hang a crash. */
 #define NETPOLL_XMIT_MAX_TIMEOUT_US	(10 * USEC_PER_SEC)
 
-/* Most skbs netpoll_xmit_udp_park() leaves in netpoll's backlog. */
-#define NETPOLL_XMIT_BACKLOG_MAX	1024
+/*
+ * Most skbs netpoll_xmit_udp_park() leaves in netpoll's backlog: enough
+ * for netconsole's replay of a 128 KiB log (at most 4096 records), a
+ * record a datagram.
+ */
+#define NETPOLL_XMIT_BACKLOG_MAX	4096
 /* How long, in 1 us tries, it tries the backlog's lock. */
 #define NETPOLL_XMIT_PARK_LOCK_TRIES	1000
 
