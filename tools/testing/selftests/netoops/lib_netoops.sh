@@ -282,6 +282,16 @@ nl_setup_veth()
 	NL_REMOTE_MAC=$(nl_ns_exec cat "/sys/class/net/$NL_PEER/address")
 }
 
+# nl_require_one_txq: skip unless NL_DEV has a single tx queue (a test
+# that holds a queue's lock to stall the device holds them all).
+nl_require_one_txq()
+{
+	local n
+
+	n=$(find "/sys/class/net/$NL_DEV/queues" -maxdepth 1 -name 'tx-*' | wc -l)
+	[ "$n" = 1 ] || nl_skip "$NL_DEV has $n tx queues; the holder holds one"
+}
+
 # nl_require_netpoll_dev: skip unless NL_DEV can carry netpoll (a wired
 # NIC pair rather than veth).
 nl_require_netpoll_dev()

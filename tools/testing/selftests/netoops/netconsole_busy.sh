@@ -24,8 +24,7 @@ nl_reclaim_wired
 nl_setup_veth
 nl_require_netpoll_dev
 nl_configfs
-ntx=$(find "/sys/class/net/$NL_DEV/queues" -maxdepth 1 -name 'tx-*' | wc -l)
-[ "$ntx" = 1 ] || nl_skip "$NL_DEV has $ntx tx queues; the holder holds one"
+nl_require_one_txq
 
 NL_PORT=6666
 nl_listen_start 6666 "$NL_TMP/rx"

@@ -26,8 +26,7 @@ trap 'rc=$?; echo release > $CT; echo "$xmit0" > $P/xmit_timeout_us; nl_cleanup 
 nl_setup_veth
 nl_require_netpoll_dev
 nl_configfs
-ntx=$(find "/sys/class/net/$NL_DEV/queues" -maxdepth 1 -name 'tx-*' | wc -l)
-[ "$ntx" = 1 ] || nl_skip "$NL_DEV has $ntx tx queues; the holder holds one"
+nl_require_one_txq
 
 NL_PORT=6667
 nl_listen_start 6667 "$NL_TMP/rx" dir
