@@ -430,6 +430,14 @@ void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool)
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_destroy);
 
+/* Headroom for the Ethernet, IP and UDP headers of @np's datagrams. */
+static unsigned int nx_headroom(const struct netpoll *np,
+				const struct net_device *dev)
+{
+	return LL_RESERVED_SPACE(dev) + sizeof(struct udphdr) +
+	       (np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+}
+
 /**
  * netpoll_xmit_pool_size - set what netpoll_xmit_pool_fill() keeps
  * @pool: the pool
@@ -446,14 +454,11 @@ void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
 			    const struct netpoll *np, unsigned int max_len)
 {
 	const struct net_device *dev = np->dev;
-	unsigned int l3 = np->ipv6 ? sizeof(struct ipv6hdr) :
-				     sizeof(struct iphdr);
 
 	WRITE_ONCE(pool->want, min(want, pool->nr));
 	if (!dev)
 		return;
-	WRITE_ONCE(pool->headroom,
-		   LL_RESERVED_SPACE(dev) + l3 + sizeof(struct udphdr));
+	WRITE_ONCE(pool->headroom, nx_headroom(np, dev));
 	WRITE_ONCE(pool->room, max_len + dev->needed_tailroom);
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
@@ -769,7 +774,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			    const void *msg, int len, unsigned int timeout_us)
 {
 	struct net_device *dev = np->dev;
-	unsigned int slot, headroom, l3, qi;
+	unsigned int slot, headroom, qi;
 	struct netdev_queue *txq;
 	netdev_tx_t rc = NETDEV_TX_BUSY;
 	struct nx_deadline d;
@@ -782,9 +787,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		return -ENODEV;
 	if (len < 0)
 		return -EINVAL;
-	l3 = np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	skb = nx_pool_claim(pool, LL_RESERVED_SPACE(dev) + l3 +
-			    sizeof(struct udphdr),
+	skb = nx_pool_claim(pool, nx_headroom(np, dev),
 			    len + dev->needed_tailroom, &slot);
 	if (!skb)
 		return -ENOBUFS;
@@ -871,8 +874,7 @@ int netpoll_xmit_udp_park(struct netpoll *np, const void *msg, int len)
 		return -ENODEV;
 	if (len < 0)
 		return -EINVAL;
-	head = LL_RESERVED_SPACE(dev) + sizeof(struct udphdr) +
-	       (np->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	head = nx_headroom(np, dev);
 	rcu_read_lock();
 	npinfo = rcu_dereference(dev->npinfo);
 	if (!npinfo || !netif_running(dev) || !netif_device_present(dev)) {
