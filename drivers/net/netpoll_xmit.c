@@ -24,7 +24,8 @@
  *      on the queue the stack would pick, with a trylock of that queue
  *      (netpoll_xmit_udp_pooled(): nothing is allocated);
  *   4. after the last datagram of a crash dump, wait until the device has
- *      sent what it took (netpoll_xmit_pool_flush()): the driver taking an
+ *      sent what it took, by byte queue limits or by the driver letting go
+ *      of the last skb (netpoll_xmit_pool_flush()): the driver taking an
  *      skb only puts it in the device's ring, and the reset that follows a
  *      panic (panic=N, panic=-1, an emergency restart) drops what the
  *      device had not fetched yet -- the tail of the dump.
@@ -385,6 +386,42 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
  */
 #define NX_SLOT_BUSY	ERR_PTR(-EBUSY)
 
+/*
+ * The pool keeps a reference to the skb last sent from it (pool->held),
+ * on a device that lets skbs it transmits be shared (IFF_TX_SKB_SHARING):
+ * the driver drops its own once the device has sent the frame, which
+ * netpoll_xmit_pool_flush() waits for.  An skb the pool lets go of with
+ * no other reference left is not freed there (in a crash, freeing from
+ * this context may wake ksoftirqd, which takes the scheduler's locks) but
+ * kept on pool->spent until netpoll_xmit_pool_fill().  Whoever takes the
+ * skb out of pool->held (xchg) owns the reference.
+ */
+static void nx_pool_release(struct netpoll_xmit_pool *pool,
+			    struct sk_buff *skb)
+{
+	if (!refcount_dec_not_one(&skb->users))
+		llist_add(&skb->ll_node, &pool->spent);
+}
+
+/* Make @skb, with a reference taken for the pool, the held one (or none). */
+static void nx_pool_hold(struct netpoll_xmit_pool *pool, struct sk_buff *skb)
+{
+	struct sk_buff *old = xchg(&pool->held, skb);
+
+	if (old)
+		nx_pool_release(pool, old);
+}
+
+/* Free what nx_pool_release() kept; process context. */
+static void nx_pool_free_spent(struct netpoll_xmit_pool *pool)
+{
+	struct llist_node *list = llist_del_all(&pool->spent);
+	struct sk_buff *skb, *next;
+
+	llist_for_each_entry_safe(skb, next, list, ll_node)
+		consume_skb(skb);
+}
+
 /**
  * netpoll_xmit_pool_init - set up an empty skb pool
  * @pool: the pool, zeroed
@@ -400,6 +437,8 @@ int netpoll_xmit_pool_init(struct netpoll_xmit_pool *pool, unsigned int slots)
 	if (!pool->slot)
 		return -ENOMEM;
 	pool->nr = slots;
+	pool->held = NULL;
+	init_llist_head(&pool->spent);
 	mutex_init(&pool->fill_lock);
 	return 0;
 }
@@ -423,6 +462,8 @@ void netpoll_xmit_pool_destroy(struct netpoll_xmit_pool *pool)
 		if (!IS_ERR_OR_NULL(skb))
 			consume_skb(skb);
 	}
+	nx_pool_hold(pool, NULL);
+	nx_pool_free_spent(pool);
 	kvfree(pool->slot);
 	pool->slot = NULL;
 	pool->nr = 0;
@@ -467,8 +508,9 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
  * netpoll_xmit_pool_fill - bring a pool to the size last set
  * @pool: the pool
  *
- * Frees skbs too small for the size last set and skbs beyond the number
- * wanted, then allocates the missing ones.
+ * Frees skbs too small for the size last set, skbs beyond the number
+ * wanted and the sent skbs the pool was the last to refer to, then
+ * allocates the missing ones.
  *
  * Context: process, may sleep.
  *
@@ -480,6 +522,7 @@ int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool)
 	int err = 0;
 
 	mutex_lock(&pool->fill_lock);
+	nx_pool_free_spent(pool);
 	want = READ_ONCE(pool->want);
 	head = READ_ONCE(pool->headroom);
 	room = READ_ONCE(pool->room);
@@ -762,6 +805,9 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
+ * Of one it took, @pool keeps a reference until the next datagram is sent
+ * from it (for netpoll_xmit_pool_flush()), on a device that lets skbs be
+ * shared (IFF_TX_SKB_SHARING) and for a frame of ETH_ZLEN bytes or more.
  *
  * Return: 0 when the driver took the datagram; nothing was sent on
  * -ENODEV (no device), -EINVAL (@len negative), -ENOBUFS (@pool has no
@@ -780,7 +826,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	struct nx_deadline d;
 	struct sk_buff *skb;
 	unsigned long flags;
-	bool nopoll;
+	bool nopoll, hold;
 	int err;
 
 	if (!dev)
@@ -793,6 +839,14 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		return -ENOBUFS;
 	headroom = skb_headroom(skb);
 	nx_build_udp(np, skb, msg, len);
+	/*
+	 * A reference for the pool (see nx_pool_release()); not on a frame
+	 * the driver pads: padding may copy its head, which a shared skb
+	 * must not have done.
+	 */
+	hold = (dev->priv_flags & IFF_TX_SKB_SHARING) && skb->len >= ETH_ZLEN;
+	if (hold)
+		skb_get(skb);
 
 	nx_deadline_init(&d, timeout_us);
 	rcu_read_lock();
@@ -829,9 +883,13 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		/* the driver owns the skb now */
 		smp_store_release(&pool->slot[slot], NULL);
 		WRITE_ONCE(pool->txq, qi);
+		if (hold)
+			nx_pool_hold(pool, skb);
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */
+	if (hold)
+		refcount_dec(&skb->users);
 	nx_pool_put(pool, slot, skb, headroom);
 	return err;
 }
@@ -951,8 +1009,11 @@ static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
  * which reaps its completions, until the tx queue the last datagram from
  * @pool went out on has sent every byte its driver had taken when this
  * was called, by the driver's byte queue limits accounting (what others
- * queue meanwhile is not waited for).  A driver that keeps no such
- * accounting shows nothing taken: there is nothing to wait for.
+ * queue meanwhile is not waited for), and until the driver has let go of
+ * the skb of that datagram (which a driver does once the device reported
+ * it sent) when @pool kept a reference to it: on a device that lets skbs
+ * be shared (IFF_TX_SKB_SHARING) and for a frame of ETH_ZLEN bytes or
+ * more.  A driver that keeps neither shows nothing to wait for.
  *
  * Context: as netpoll_xmit_udp_pooled().
  *
@@ -965,6 +1026,7 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 {
 	struct net_device *dev = np->dev;
 	struct netdev_queue *txq;
+	struct sk_buff *last;
 	struct nx_deadline d;
 	unsigned int qi, mark;
 	bool nopoll;
@@ -973,12 +1035,15 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	if (!dev)
 		return -ENODEV;
 	nx_deadline_init(&d, timeout_us);
+	last = xchg(&pool->held, NULL);
 	rcu_read_lock();
 	qi = READ_ONCE(pool->txq);
 	txq = netdev_get_tx_queue(dev, qi < dev->real_num_tx_queues ? qi : 0);
 	mark = nx_txq_queued(txq);
 	for (;;) {
-		if (nx_txq_sent(txq, mark)) {
+		/* the driver let go of the last skb: the device sent it */
+		if (nx_txq_sent(txq, mark) &&
+		    (!last || refcount_read(&last->users) == 1)) {
 			err = 0;
 			break;
 		}
@@ -994,6 +1059,8 @@ int netpoll_xmit_pool_flush(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		}
 	}
 	rcu_read_unlock();
+	if (last)
+		nx_pool_release(pool, last);
 	return err;
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_flush);

@@ -13,6 +13,7 @@
 #ifndef _LINUX_NETPOLL_XMIT_H
 #define _LINUX_NETPOLL_XMIT_H
 
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -29,6 +30,9 @@ struct sk_buff;
  * @room:	tailroom of each skb it allocates
  * @txq:	index of the tx queue the last datagram sent from the pool
  *		went out on (see netpoll_xmit_pool_flush())
+ * @held:	that datagram's skb, with a reference of the pool's, or NULL
+ * @spent:	skbs sent from the pool that nothing else refers to any more,
+ *		freed by netpoll_xmit_pool_fill()
  * @fill_lock:	one filler at a time; senders take no lock
  */
 struct netpoll_xmit_pool {
@@ -38,6 +42,8 @@ struct netpoll_xmit_pool {
 	unsigned int	headroom;
 	unsigned int	room;
 	unsigned int	txq;
+	struct sk_buff	*held;
+	struct llist_head spent;
 	struct mutex	fill_lock;	/* process context only */
 };
 
