@@ -24,8 +24,9 @@
  *      on the queue the stack would pick, with a trylock of that queue
  *      (netpoll_xmit_udp_pooled(): nothing is allocated);
  *   4. after the last datagram of a crash dump, wait until the device has
- *      sent what it took, by byte queue limits or by the driver letting go
- *      of the last skb (netpoll_xmit_pool_flush()): the driver taking an
+ *      sent what it took, by byte queue limits and, on a queue without
+ *      them, by the driver letting go of the last skb
+ *      (netpoll_xmit_pool_flush()): the driver taking an
  *      skb only puts it in the device's ring, and the reset that follows a
  *      panic (panic=N, panic=-1, an emergency restart) drops what the
  *      device had not fetched yet -- the tail of the dump.
@@ -68,10 +69,12 @@
 #include <linux/debug_locks.h>
 #include <linux/export.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -80,6 +83,7 @@
 #include <linux/netpoll_xmit.h>
 #include <linux/notifier.h>
 #include <linux/panic_notifier.h>
+#include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
@@ -387,14 +391,66 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp);
 #define NX_SLOT_BUSY	ERR_PTR(-EBUSY)
 
 /*
- * The pool keeps a reference to the skb last sent from it (pool->held),
- * on a device that lets skbs it transmits be shared (IFF_TX_SKB_SHARING):
- * the driver drops its own once the device has sent the frame, which
- * netpoll_xmit_pool_flush() waits for.  An skb the pool lets go of with
- * no other reference left is not freed there (in a crash, freeing from
- * this context may wake ksoftirqd, which takes the scheduler's locks) but
- * kept on pool->spent until netpoll_xmit_pool_fill().  Whoever takes the
- * skb out of pool->held (xchg) owns the reference.
+ * Bytes the driver took on @txq so far, and whether the device has
+ * reported the first @mark of them sent, by the driver's byte queue
+ * limits accounting (cumulative counts; a queue completes in order).  A driver
+ * that keeps none shows 0 taken and 0 sent: nothing to wait for.
+ */
+static unsigned int nx_txq_queued(struct netdev_queue *txq)
+{
+#ifdef CONFIG_BQL
+	return READ_ONCE(txq->dql.num_queued);
+#else
+	return 0;
+#endif
+}
+
+static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
+{
+#ifdef CONFIG_BQL
+	return (int)(READ_ONCE(txq->dql.num_completed) - mark) >= 0;
+#else
+	return true;
+#endif
+}
+
+/*
+ * Room the pool's skbs get beyond what the frame needs, as pktgen gives
+ * its own: a driver that adds a header it did not declare, pads a frame
+ * (up to VLAN_ETH_ZLEN) or appends the FCS does so in place instead of
+ * reallocating the skb's head, which it must not do to a shared skb.
+ */
+#define NX_POOL_HEADROOM	NET_SKB_PAD
+#define NX_POOL_TAILROOM	(VLAN_ETH_ZLEN + ETH_FCS_LEN)
+
+/*
+ * A datagram sent on a tx queue whose driver accounts no bytes to byte
+ * queue limits gives netpoll_xmit_pool_flush() nothing to wait for.  There
+ * the pool keeps a reference to the skb it last sent (pool->held): a
+ * driver that keeps the skb until the device reports it sent drops its own
+ * then; one that copies or drops it does at once, and one that reaps its
+ * completions only in its transmit (virtio_net with napi_tx=0) or from an
+ * interrupt (USB) not while netpoll polls.  Only on a device that lets
+ * skbs it transmits be shared (IFF_TX_SKB_SHARING) and with the room above
+ * left in the skb.
+ */
+static bool nx_pool_may_hold(const struct net_device *dev,
+			     struct netdev_queue *txq,
+			     const struct sk_buff *skb)
+{
+	return (dev->priv_flags & IFF_TX_SKB_SHARING) && !nx_txq_queued(txq) &&
+	       skb_headroom(skb) >= NX_POOL_HEADROOM &&
+	       skb_tailroom(skb) >= NX_POOL_TAILROOM;
+}
+
+/*
+ * Drop the pool's reference to @skb.  Whoever takes an skb out of
+ * pool->held (xchg) owns that reference.  An skb nothing else refers to
+ * any more is not freed here (the allocator's locks may be held by the
+ * crashed context or a stopped CPU) but kept on pool->spent until
+ * netpoll_xmit_pool_fill() or netpoll_xmit_pool_destroy().  The driver's
+ * last access to it comes before its decrement; our store into it comes
+ * after the read that saw 1 (control dependency).
  */
 static void nx_pool_release(struct netpoll_xmit_pool *pool,
 			    struct sk_buff *skb)
@@ -499,8 +555,9 @@ void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
 	WRITE_ONCE(pool->want, min(want, pool->nr));
 	if (!dev)
 		return;
-	WRITE_ONCE(pool->headroom, nx_headroom(np, dev));
-	WRITE_ONCE(pool->room, max_len + dev->needed_tailroom);
+	WRITE_ONCE(pool->headroom, NX_POOL_HEADROOM + nx_headroom(np, dev));
+	WRITE_ONCE(pool->room,
+		   max_len + dev->needed_tailroom + NX_POOL_TAILROOM);
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
 
@@ -509,8 +566,9 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
  * @pool: the pool
  *
  * Frees skbs too small for the size last set, skbs beyond the number
- * wanted and the sent skbs the pool was the last to refer to, then
- * allocates the missing ones.
+ * wanted and the sent skbs the pool was the last to refer to (with no skb
+ * wanted, also the one it still refers to), then allocates the missing
+ * ones.  A user of netpoll_xmit_udp_pooled() calls it after sending.
  *
  * Context: process, may sleep.
  *
@@ -522,8 +580,11 @@ int netpoll_xmit_pool_fill(struct netpoll_xmit_pool *pool)
 	int err = 0;
 
 	mutex_lock(&pool->fill_lock);
-	nx_pool_free_spent(pool);
 	want = READ_ONCE(pool->want);
+	/* a pool that is to keep nothing is not used for sending any more */
+	if (!want)
+		nx_pool_hold(pool, NULL);
+	nx_pool_free_spent(pool);
 	head = READ_ONCE(pool->headroom);
 	room = READ_ONCE(pool->room);
 	for (i = 0; i < pool->nr; i++) {
@@ -805,9 +866,10 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
- * Of one it took, @pool keeps a reference until the next datagram is sent
- * from it (for netpoll_xmit_pool_flush()), on a device that lets skbs be
- * shared (IFF_TX_SKB_SHARING) and for a frame of ETH_ZLEN bytes or more.
+ * Of one it took on a tx queue without byte queue limits accounting,
+ * @pool may keep a reference, for netpoll_xmit_pool_flush(), until the
+ * next datagram sent from it, the flush, netpoll_xmit_pool_destroy() or a
+ * netpoll_xmit_pool_fill() with no skb wanted.
  *
  * Return: 0 when the driver took the datagram; nothing was sent on
  * -ENODEV (no device), -EINVAL (@len negative), -ENOBUFS (@pool has no
@@ -826,7 +888,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 	struct nx_deadline d;
 	struct sk_buff *skb;
 	unsigned long flags;
-	bool nopoll, hold;
+	bool nopoll, hold = false;
 	int err;
 
 	if (!dev)
@@ -839,14 +901,6 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		return -ENOBUFS;
 	headroom = skb_headroom(skb);
 	nx_build_udp(np, skb, msg, len);
-	/*
-	 * A reference for the pool (see nx_pool_release()); not on a frame
-	 * the driver pads: padding may copy its head, which a shared skb
-	 * must not have done.
-	 */
-	hold = (dev->priv_flags & IFF_TX_SKB_SHARING) && skb->len >= ETH_ZLEN;
-	if (hold)
-		skb_get(skb);
 
 	nx_deadline_init(&d, timeout_us);
 	rcu_read_lock();
@@ -861,11 +915,18 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		if (!err && netpoll_in_napi_poll(dev))
 			err = -EDEADLK;
 		if (!err) {
+			/* a reference for the pool (see nx_pool_may_hold()) */
+			hold = nx_pool_may_hold(dev, txq, skb);
+			if (hold)
+				skb_get(skb);
 			local_irq_save(flags);
 			rc = netpoll_tx_trylock_xmit(skb, dev, txq, true);
 			local_irq_restore(flags);
 			if (dev_xmit_complete(rc))
 				break;
+			/* not taken: the skb is the pool's alone again */
+			if (hold)
+				refcount_dec(&skb->users);
 			err = -EAGAIN;
 		}
 		if (err != -EAGAIN)
@@ -888,8 +949,6 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */
-	if (hold)
-		refcount_dec(&skb->users);
 	nx_pool_put(pool, slot, skb, headroom);
 	return err;
 }
@@ -971,30 +1030,6 @@ out:
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_udp_park);
 
-/*
- * Bytes the driver took on @txq so far, and whether the device has
- * reported the first @mark of them sent, by the driver's byte queue
- * limits accounting (cumulative counts; a queue completes in order).  A driver
- * that keeps none shows 0 taken and 0 sent: nothing to wait for.
- */
-static unsigned int nx_txq_queued(struct netdev_queue *txq)
-{
-#ifdef CONFIG_BQL
-	return READ_ONCE(txq->dql.num_queued);
-#else
-	return 0;
-#endif
-}
-
-static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
-{
-#ifdef CONFIG_BQL
-	return (int)(READ_ONCE(txq->dql.num_completed) - mark) >= 0;
-#else
-	return true;
-#endif
-}
-
 /**
  * netpoll_xmit_pool_flush - wait, bounded, until the device sent a dump
  * @np: the netpoll the datagrams were sent through
@@ -1009,11 +1044,12 @@ static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
  * which reaps its completions, until the tx queue the last datagram from
  * @pool went out on has sent every byte its driver had taken when this
  * was called, by the driver's byte queue limits accounting (what others
- * queue meanwhile is not waited for), and until the driver has let go of
- * the skb of that datagram (which a driver does once the device reported
- * it sent) when @pool kept a reference to it: on a device that lets skbs
- * be shared (IFF_TX_SKB_SHARING) and for a frame of ETH_ZLEN bytes or
- * more.  A driver that keeps neither shows nothing to wait for.
+ * queue meanwhile is not waited for), and, where the queue has no such
+ * accounting and @pool kept a reference to the skb of that datagram,
+ * until the driver let go of it (see nx_pool_may_hold(): a driver that
+ * keeps the skb until the device reports it sent; one that reaps its
+ * completions only in its transmit or from an interrupt makes this wait
+ * out @timeout_us).  Where there is neither, nothing is waited for.
  *
  * Context: as netpoll_xmit_udp_pooled().
  *

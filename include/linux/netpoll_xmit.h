@@ -30,7 +30,8 @@ struct sk_buff;
  * @room:	tailroom of each skb it allocates
  * @txq:	index of the tx queue the last datagram sent from the pool
  *		went out on (see netpoll_xmit_pool_flush())
- * @held:	that datagram's skb, with a reference of the pool's, or NULL
+ * @held:	an skb sent from the pool that it keeps a reference to, for
+ *		netpoll_xmit_pool_flush(), or NULL (see netpoll_xmit.c)
  * @spent:	skbs sent from the pool that nothing else refers to any more,
  *		freed by netpoll_xmit_pool_fill()
  * @fill_lock:	one filler at a time; senders take no lock
