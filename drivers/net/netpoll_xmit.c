@@ -24,9 +24,9 @@
  *      on the queue the stack would pick, with a trylock of that queue
  *      (netpoll_xmit_udp_pooled(): nothing is allocated);
  *   4. after the last datagram of a crash dump, wait until the device has
- *      sent what it took, by byte queue limits and, on a queue without
- *      them, by the driver letting go of the last skb
- *      (netpoll_xmit_pool_flush()): the driver taking an
+ *      sent what it took, by byte queue limits and, where the driver keeps
+ *      none and the pool kept a reference to the last skb, by the driver
+ *      letting go of it (netpoll_xmit_pool_flush()): the driver taking an
  *      skb only puts it in the device's ring, and the reset that follows a
  *      panic (panic=N, panic=-1, an emergency restart) drops what the
  *      device had not fetched yet -- the tail of the dump.
@@ -415,32 +415,48 @@ static bool nx_txq_sent(struct netdev_queue *txq, unsigned int mark)
 }
 
 /*
- * Room the pool's skbs get beyond what the frame needs, as pktgen gives
- * its own: a driver that adds a header it did not declare, pads a frame
- * (up to VLAN_ETH_ZLEN) or appends the FCS does so in place instead of
- * reallocating the skb's head, which it must not do to a shared skb.
+ * Room the pool's skbs get beyond what the device declares, on a device
+ * that lets them be shared: a driver that adds a header of up to
+ * NX_POOL_HEADROOM bytes it did not declare (ch9200 adds 64), pads a
+ * frame (up to VLAN_ETH_ZLEN) or appends the FCS then does so in place
+ * instead of reallocating the skb's head, which it must not do to a
+ * shared skb.
  */
-#define NX_POOL_HEADROOM	NET_SKB_PAD
+#define NX_POOL_HEADROOM	max_t(unsigned int, NET_SKB_PAD, 64)
 #define NX_POOL_TAILROOM	(VLAN_ETH_ZLEN + ETH_FCS_LEN)
 
+/* No tx queue of @dev has accounted a byte to byte queue limits. */
+static bool nx_dev_no_bql(struct net_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++)
+		if (nx_txq_queued(netdev_get_tx_queue(dev, i)))
+			return false;
+	return true;
+}
+
 /*
- * A datagram sent on a tx queue whose driver accounts no bytes to byte
- * queue limits gives netpoll_xmit_pool_flush() nothing to wait for.  There
- * the pool keeps a reference to the skb it last sent (pool->held): a
- * driver that keeps the skb until the device reports it sent drops its own
- * then; one that copies or drops it does at once, and one that reaps its
- * completions only in its transmit (virtio_net with napi_tx=0) or from an
- * interrupt (USB) not while netpoll polls.  Only on a device that lets
- * skbs it transmits be shared (IFF_TX_SKB_SHARING) and with the room above
- * left in the skb.
+ * A datagram sent by a driver that accounts no bytes to byte queue limits
+ * (or without CONFIG_BQL) gives netpoll_xmit_pool_flush() nothing to wait
+ * for.  There the pool keeps a reference to the skb it last sent
+ * (pool->held): a driver that keeps the skb until the device reports it
+ * sent drops its own then; one that copies the frame or drops it does at
+ * once (nothing is waited for); one that reaps its completions only in
+ * its transmit (virtio_net without tx NAPI), from an interrupt (USB) or
+ * on a device netpoll does not poll does not while netpoll polls (the
+ * flush waits out its budget).  Only on a device that lets the skbs it
+ * transmits be shared (IFF_TX_SKB_SHARING) and with the room above left
+ * in the skb, its headers built.
  */
-static bool nx_pool_may_hold(const struct net_device *dev,
-			     struct netdev_queue *txq,
+static bool nx_pool_may_hold(struct net_device *dev,
 			     const struct sk_buff *skb)
 {
-	return (dev->priv_flags & IFF_TX_SKB_SHARING) && !nx_txq_queued(txq) &&
-	       skb_headroom(skb) >= NX_POOL_HEADROOM &&
-	       skb_tailroom(skb) >= NX_POOL_TAILROOM;
+	return (dev->priv_flags & IFF_TX_SKB_SHARING) &&
+	       skb_headroom(skb) >= NX_POOL_HEADROOM +
+				    LL_RESERVED_SPACE(dev) - ETH_HLEN &&
+	       skb_tailroom(skb) >= NX_POOL_TAILROOM + dev->needed_tailroom &&
+	       nx_dev_no_bql(dev);
 }
 
 /*
@@ -551,13 +567,16 @@ void netpoll_xmit_pool_size(struct netpoll_xmit_pool *pool, unsigned int want,
 			    const struct netpoll *np, unsigned int max_len)
 {
 	const struct net_device *dev = np->dev;
+	bool share;
 
 	WRITE_ONCE(pool->want, min(want, pool->nr));
 	if (!dev)
 		return;
-	WRITE_ONCE(pool->headroom, NX_POOL_HEADROOM + nx_headroom(np, dev));
-	WRITE_ONCE(pool->room,
-		   max_len + dev->needed_tailroom + NX_POOL_TAILROOM);
+	share = dev->priv_flags & IFF_TX_SKB_SHARING;
+	WRITE_ONCE(pool->headroom,
+		   nx_headroom(np, dev) + (share ? NX_POOL_HEADROOM : 0));
+	WRITE_ONCE(pool->room, max_len + dev->needed_tailroom +
+			       (share ? NX_POOL_TAILROOM : 0));
 }
 EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
 
@@ -567,8 +586,9 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_pool_size);
  *
  * Frees skbs too small for the size last set, skbs beyond the number
  * wanted and the sent skbs the pool was the last to refer to (with no skb
- * wanted, also the one it still refers to), then allocates the missing
- * ones.  A user of netpoll_xmit_udp_pooled() calls it after sending.
+ * wanted, it also drops its reference to the one it holds), then
+ * allocates the missing ones.  A user of netpoll_xmit_udp_pooled() calls
+ * it after sending.
  *
  * Context: process, may sleep.
  *
@@ -866,7 +886,7 @@ static struct netdev_queue *nx_other_txq(struct net_device *dev,
  *
  * Context: any, including panic and NMI-like contexts; does not sleep,
  * allocate or print.  An skb the driver did not take goes back to @pool.
- * Of one it took on a tx queue without byte queue limits accounting,
+ * Of one it took from a driver without byte queue limits accounting,
  * @pool may keep a reference, for netpoll_xmit_pool_flush(), until the
  * next datagram sent from it, the flush, netpoll_xmit_pool_destroy() or a
  * netpoll_xmit_pool_fill() with no skb wanted.
@@ -916,7 +936,7 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 			err = -EDEADLK;
 		if (!err) {
 			/* a reference for the pool (see nx_pool_may_hold()) */
-			hold = nx_pool_may_hold(dev, txq, skb);
+			hold = nx_pool_may_hold(dev, skb);
 			if (hold)
 				skb_get(skb);
 			local_irq_save(flags);
@@ -944,8 +964,12 @@ int netpoll_xmit_udp_pooled(struct netpoll *np, struct netpoll_xmit_pool *pool,
 		/* the driver owns the skb now */
 		smp_store_release(&pool->slot[slot], NULL);
 		WRITE_ONCE(pool->txq, qi);
-		if (hold)
-			nx_pool_hold(pool, skb);
+		/* one the driver dropped: nothing to wait for */
+		if (hold && rc != NETDEV_TX_OK) {
+			nx_pool_release(pool, skb);
+			hold = false;
+		}
+		nx_pool_hold(pool, hold ? skb : NULL);
 		return rc == NETDEV_TX_OK ? 0 : -EIO;
 	}
 	/* untouched by the driver */
@@ -1044,12 +1068,13 @@ EXPORT_SYMBOL_GPL(netpoll_xmit_udp_park);
  * which reaps its completions, until the tx queue the last datagram from
  * @pool went out on has sent every byte its driver had taken when this
  * was called, by the driver's byte queue limits accounting (what others
- * queue meanwhile is not waited for), and, where the queue has no such
+ * queue meanwhile is not waited for), and, where the driver keeps no such
  * accounting and @pool kept a reference to the skb of that datagram,
  * until the driver let go of it (see nx_pool_may_hold(): a driver that
- * keeps the skb until the device reports it sent; one that reaps its
- * completions only in its transmit or from an interrupt makes this wait
- * out @timeout_us).  Where there is neither, nothing is waited for.
+ * keeps the skb until the device reports it sent; one that copies the
+ * frame lets go at once; one that reaps its completions only in its
+ * transmit or from an interrupt makes this wait out @timeout_us).  Where
+ * there is neither, nothing is waited for.
  *
  * Context: as netpoll_xmit_udp_pooled().
  *

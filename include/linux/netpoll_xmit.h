@@ -33,7 +33,7 @@ struct sk_buff;
  * @held:	an skb sent from the pool that it keeps a reference to, for
  *		netpoll_xmit_pool_flush(), or NULL (see netpoll_xmit.c)
  * @spent:	skbs sent from the pool that nothing else refers to any more,
- *		freed by netpoll_xmit_pool_fill()
+ *		freed by netpoll_xmit_pool_fill() and _destroy()
  * @fill_lock:	one filler at a time; senders take no lock
  */
 struct netpoll_xmit_pool {
