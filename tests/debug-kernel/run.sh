@@ -222,8 +222,11 @@ ksft_boot()
 # in a second guest: an oops turns lockdep off for the rest of the boot,
 # and KASAN reports the deliberate NULL dereference, after which it reports
 # nothing more.  Their log is held to the debug reports only, as the crash
-# tests' is.
-oopsing='netoops_pstore.sh netoops_oneshot.sh'
+# tests' is.  They are the tests that write an oops, bug or warn command
+# to the module's /proc/netoops_crashtest ($CT in each test).
+oopsing=$(cd "$GH_SELFTESTS" &&
+	grep -l -E '^[^#]*echo "?(oops|bug|warn)[a-z_]*( [^"]*)?"? > \$CT' ./*.sh |
+	sed 's|^\./||' | tr '\n' ' ')
 ksft_tmo=${DK_KSFT_TIMEOUT:-900}
 # Every kselftest runs here by default (DK_KSFT_TESTS="a.sh b.sh" to pick
 # some): the ones that drive locks, lifetimes and the dump path
